@@ -1,0 +1,1 @@
+//! (4, n, 7^tr) conversions.

@@ -1,0 +1,72 @@
+//! The command-line grammar shared by every subcommand, the usage-error type behind exit code 2,
+//! and the JSON-lines driver used by every `--jsonl` command.
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// `solver`: a distributed proof-number-search service and its game rules.
+#[derive(Debug, Parser)]
+#[command(name = "solver", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The top-level commands, one per game.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// The Maker-Breaker game (4, n, 7^tr): edges, potential, random games.
+    #[command(subcommand)]
+    Seven(crate::seven::Command),
+}
+
+/// Bad input from the user (a malformed board, a value out of range): exit code 2.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// Wraps any displayable input error as a [`UsageError`].
+pub fn usage(e: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(e.to_string()).into()
+}
+
+/// Exit code for an error: 2 for usage errors, 1 for everything else.
+pub fn exit_code(err: &anyhow::Error) -> ExitCode {
+    if err.chain().any(|e| e.is::<UsageError>()) {
+        ExitCode::from(2)
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Reads `path` as JSON lines and prints one JSON answer per non-empty input line, in order.
+/// A line that is not valid JSON, or that `answer` rejects, stops with a usage error naming the
+/// line number. The input's `id` field, if present, is copied into the answer.
+pub fn for_each_jsonl(
+    path: &Path,
+    mut answer: impl FnMut(&serde_json::Value) -> anyhow::Result<serde_json::Value>,
+) -> anyhow::Result<()> {
+    let file = std::fs::File::open(path)
+        .map_err(|e| usage(format!("cannot open {}: {e}", path.display())))?;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let input: serde_json::Value = serde_json::from_str(&line)
+            .map_err(|e| usage(format!("{}:{}: not JSON: {e}", path.display(), i + 1)))?;
+        let mut result = answer(&input)
+            .map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
+        if let (Some(id), Some(obj)) = (input.get("id"), result.as_object_mut()) {
+            obj.insert("id".into(), id.clone());
+        }
+        writeln!(out, "{result}")?;
+    }
+    Ok(())
+}

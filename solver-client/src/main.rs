@@ -1,0 +1,33 @@
+//! The `solver` command line. Thin: parses arguments and calls the per-game modules.
+//!
+//! Exit codes: 0 done, 1 failure, 2 bad usage (bad arguments or bad input such as a malformed
+//! board).
+
+mod cli;
+mod seven;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    let result = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(anyhow::Error::from)
+        .and_then(|rt| rt.block_on(run(args)));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            cli::exit_code(&err)
+        }
+    }
+}
+
+async fn run(args: cli::Cli) -> anyhow::Result<()> {
+    match args.command {
+        cli::Command::Seven(cmd) => seven::run(cmd).await,
+    }
+}

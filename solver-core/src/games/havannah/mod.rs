@@ -1,0 +1,1 @@
+//! havannah rules (in progress).

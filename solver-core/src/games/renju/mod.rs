@@ -1,0 +1,1 @@
+//! renju rules (in progress).

@@ -1,0 +1,32 @@
+//! The server's error type and its one mapping to `tonic::Status`.
+
+use solver_proto::convert::WireError;
+
+/// Everything an RPC of this server can fail with.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The request is malformed; the message names the field and the problem.
+    #[error(transparent)]
+    InvalidArgument(#[from] WireError),
+    /// The named entity does not exist.
+    #[error("{0} not found")]
+    NotFound(String),
+    /// The request does not fit the current state (a stale or foreign lease).
+    #[error("{0}")]
+    FailedPrecondition(String),
+    /// The server cannot take the request now (draining, storage failure).
+    #[error("{0}")]
+    Unavailable(String),
+}
+
+impl From<Error> for tonic::Status {
+    fn from(e: Error) -> Self {
+        let msg = e.to_string();
+        match e {
+            Error::InvalidArgument(_) => tonic::Status::invalid_argument(msg),
+            Error::NotFound(_) => tonic::Status::not_found(msg),
+            Error::FailedPrecondition(_) => tonic::Status::failed_precondition(msg),
+            Error::Unavailable(_) => tonic::Status::unavailable(msg),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+//! `solver-server`: the coordinator library.

@@ -1,0 +1,2 @@
+//! The `solver-server` binary.
+fn main() {}

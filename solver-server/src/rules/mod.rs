@@ -1,0 +1,29 @@
+//! The stateless `Rules` service: win queries for Havannah, Hex and renju and the (4, n, 7^tr)
+//! helpers. One submodule per game does the conversion and the answer; this module only routes.
+
+mod seven;
+
+use solver_proto::v1::rules_server::Rules;
+use solver_proto::v1::*;
+use tonic::{Request, Response, Status};
+
+/// The `solver.v1.Rules` service. It holds no state: every answer depends on the request alone.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct RulesService;
+
+#[tonic::async_trait]
+impl Rules for RulesService {
+    async fn seven_edges(
+        &self,
+        req: Request<SevenEdgesRequest>,
+    ) -> Result<Response<SevenEdgesResponse>, Status> {
+        Ok(Response::new(seven::edges(req.into_inner())?))
+    }
+
+    async fn seven_potential(
+        &self,
+        req: Request<SevenPotentialRequest>,
+    ) -> Result<Response<SevenPotentialResponse>, Status> {
+        Ok(Response::new(seven::potential(req.into_inner())?))
+    }
+}

@@ -66,7 +66,7 @@ pub fn check_win(board: &Board, mv: Cell, player: Player) -> Result<Analysis, Ha
     Ok(analyze(&after, player, Some(mv)))
 }
 
-/// Every structure `player` has on `board`. Stones are placed in row order with `last` (if it
+/// Every structure `player` has on `board`. Stones are placed in board order with `last` (if it
 /// is `player`'s stone) placed last, so a ring closed by `last` is witnessed through it.
 pub fn analyze(board: &Board, player: Player, last: Option<Cell>) -> Analysis {
     let g = board.geometry();
@@ -78,13 +78,9 @@ pub fn analyze(board: &Board, player: Player, last: Option<Cell>) -> Analysis {
         .map(|c| g.index(c))
         .filter(|&i| codes[i] == p);
     let mut trigger = None;
-    let mut stones = Vec::new();
-    for cell in g.cells() {
-        let i = g.index(cell);
-        if codes[i] == p && Some(i) != last {
-            stones.push(i);
-        }
-    }
+    let mut stones: Vec<usize> = (0..codes.len())
+        .filter(|&i| codes[i] == p && Some(i) != last)
+        .collect();
     stones.extend(last);
     for &i in &stones {
         let placed = t.put(i, p);
@@ -98,10 +94,11 @@ pub fn analyze(board: &Board, player: Player, last: Option<Cell>) -> Analysis {
         out.ring = Some(ring_witness(&t, &g, tr, p));
     }
     // Groups in order of preference: the move's first.
-    let mut roots: Vec<usize> = stones.iter().rev().map(|&i| t.find(i)).collect();
-    let mut seen = std::collections::HashSet::new();
-    roots.retain(|r| seen.insert(*r));
-    for r in roots {
+    for &i in stones.iter().rev() {
+        if out.bridge.is_some() && out.fork.is_some() {
+            break;
+        }
+        let r = t.find(i);
         let mask = t.root_mask(r);
         let kinds = KindSet::of_mask(mask);
         if kinds.contains(Kind::Bridge) && out.bridge.is_none() {

@@ -7,6 +7,7 @@
 //! `(y + 1) * w + (x + 1)` with `w = dim + 2`.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 /// The board size: `layers` = cells per side, from [`Layers::MIN`] to [`Layers::MAX`].
 ///
@@ -559,6 +560,20 @@ impl Geometry {
             Side::BottomLeft => k.map(|t| Cell::new(m + t, t)).collect(),
             Side::Left => k.map(|r| Cell::new(r, 0)).collect(),
         }
+    }
+
+    /// [`Geometry::edge_mask`] of every padded index (0 off the board), computed once per
+    /// board size.
+    pub(crate) fn edge_table(&self) -> &'static [u16] {
+        static TABLES: [OnceLock<Vec<u16>>; Layers::MAX as usize + 1] =
+            [const { OnceLock::new() }; Layers::MAX as usize + 1];
+        TABLES[self.layers.get()].get_or_init(|| {
+            let mut t = vec![0; self.w * self.w];
+            for cell in self.cells() {
+                t[self.index(cell)] = self.edge_mask(cell);
+            }
+            t
+        })
     }
 
     /// The structure mask of a cell: bit `c` (0..6) for corner `c`, bit `6 + s` for side `s`

@@ -56,8 +56,8 @@ pub struct Tracker {
     parent: Vec<u32>,
     /// Corner bits 0..6 and side bits 6..12 of each group, valid at its root.
     mask: Vec<u16>,
-    /// The fixed corner / side bit of each cell.
-    edge: Vec<u16>,
+    /// The fixed corner / side bit of each cell (shared table of the board size).
+    edge: &'static [u16],
     /// Order in which each stone was placed (`u32::MAX` for no stone): witnesses of a ring
     /// use only the stones that were there when it closed.
     seq: Vec<u32>,
@@ -87,16 +87,12 @@ impl Tracker {
             .map(|&c| if c == 1 || c == 2 { EMPTY } else { c })
             .collect();
         let n = cells.len();
-        let mut edge = vec![0; n];
-        for cell in geo.cells() {
-            edge[geo.index(cell)] = geo.edge_mask(cell);
-        }
         Self {
             geo,
             cells,
             parent: (0..n as u32).collect(),
             mask: vec![0; n],
-            edge,
+            edge: geo.edge_table(),
             seq: vec![u32::MAX; n],
             placed: 0,
         }

@@ -1,6 +1,7 @@
 //! Havannah win detection speed: incremental move checks during random playouts (the
 //! [`Tracker`]) and whole-board queries ([`check_win`]) on random mid-game positions, for
 //! L = 4 and L = 10. Each bench asserts the answers it times.
+#![allow(missing_docs)] // `criterion_group!` defines an undocumented function.
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rand::SeedableRng;

@@ -427,6 +427,24 @@ fn rings_around_any_content_and_filled_shapes() {
 }
 
 #[test]
+fn a_stone_filling_the_centre_joins_its_neighbours_group() {
+    // L = 2: the six border cells are the six corners; the centre, played last, is enclosed
+    // and joins the bridge group.
+    let layers = Layers::new(2).expect("valid");
+    let g = Geometry::new(layers);
+    let mut t = Tracker::new(&Board::empty(layers));
+    let centre = Cell::new(1, 1);
+    for c in g.neighbours(centre) {
+        t.play(c, Player::One).expect("empty");
+    }
+    let kinds = t.play(centre, Player::One).expect("empty");
+    assert_eq!(
+        kinds.iter().collect::<Vec<_>>(),
+        vec![Kind::Bridge, Kind::Ring]
+    );
+}
+
+#[test]
 fn border_never_closes_a_ring() {
     let layers = Layers::new(5).expect("valid");
     let g = Geometry::new(layers);

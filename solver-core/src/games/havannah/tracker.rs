@@ -153,27 +153,28 @@ impl Tracker {
     pub(crate) fn put(&mut self, i: usize, p: u8) -> Placed {
         debug_assert_eq!(self.cells[i], EMPTY);
         let offs = self.geo.offsets();
-        // 1. Which neighbours are own stones, in circular order.
-        let mut own = [false; 6];
-        for k in 0..6 {
-            own[k] = self.cells[nb(i, offs[k])] == p;
+        // 1. Which neighbours are own stones: bit k for the k-th in circular order.
+        let mut own = 0u8;
+        for (k, &o) in offs.iter().enumerate() {
+            own |= u8::from(self.cells[nb(i, o)] == p) << k;
         }
-        // 2. Arcs: maximal runs of own neighbours; remember one cell and the root of each.
+        let prev = ((own << 1) | (own >> 5)) & 0x3f; // bit k: neighbour k-1 is own
+        let next = ((own >> 1) | (own << 5)) & 0x3f; // bit k: neighbour k+1 is own
+        // 2. Arcs: maximal runs of own neighbours, each starting where the previous one is not
+        //    own; remember one cell and the root of each.
         let mut ring = None;
         let mut arcs = [(0usize, 0usize); 3];
         let mut n_arcs = 0;
-        match own.iter().position(|&o| !o) {
-            None => ring = Some(RingTrigger::Filled { centre: i }),
-            Some(gap) => {
-                for step in 1..=6 {
-                    let k = (gap + step) % 6;
-                    if own[k] && !own[(k + 5) % 6] {
-                        let cell = nb(i, offs[k]);
-                        arcs[n_arcs] = (cell, self.find(cell));
-                        n_arcs += 1;
-                    }
-                }
-            }
+        if own == 0x3f {
+            ring = Some(RingTrigger::Filled { centre: i });
+        }
+        // Six own neighbours form one arc with no start: take neighbour 0 as its start.
+        let mut starts = if own == 0x3f { 1 } else { own & !prev };
+        while starts != 0 {
+            let cell = nb(i, offs[starts.trailing_zeros() as usize]);
+            arcs[n_arcs] = (cell, self.find(cell));
+            n_arcs += 1;
+            starts &= starts - 1;
         }
         'pairs: for x in 0..n_arcs {
             for y in x + 1..n_arcs {
@@ -204,13 +205,13 @@ impl Tracker {
         // 4. A neighbour that now has six own neighbours (only one whose two neighbours shared
         //    with `i` are own can qualify).
         if ring.is_none() {
-            for k in 0..6 {
-                if own[k] && own[(k + 1) % 6] && own[(k + 5) % 6] {
-                    let t = nb(i, offs[k]);
-                    if offs.iter().all(|&o| self.cells[nb(t, o)] == p) {
-                        ring = Some(RingTrigger::Filled { centre: t });
-                        break;
-                    }
+            let mut candidates = own & prev & next;
+            while candidates != 0 {
+                let t = nb(i, offs[candidates.trailing_zeros() as usize]);
+                candidates &= candidates - 1;
+                if offs.iter().all(|&o| self.cells[nb(t, o)] == p) {
+                    ring = Some(RingTrigger::Filled { centre: t });
+                    break;
                 }
             }
         }

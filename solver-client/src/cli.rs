@@ -22,6 +22,9 @@ pub enum Command {
     /// The Maker-Breaker game (4, n, 7^tr): edges, potential, random games.
     #[command(subcommand)]
     Seven(crate::seven::Command),
+    /// Havannah: ring / bridge / fork win queries and random playouts.
+    #[command(subcommand)]
+    Havannah(crate::havannah::Command),
 }
 
 /// Bad input from the user (a malformed board, a value out of range): exit code 2.

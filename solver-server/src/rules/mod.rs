@@ -1,6 +1,7 @@
 //! The stateless `Rules` service: win queries for Havannah, Hex and renju and the (4, n, 7^tr)
 //! helpers. One submodule per game does the conversion and the answer; this module only routes.
 
+mod havannah;
 mod seven;
 
 use solver_proto::v1::rules_server::Rules;
@@ -25,5 +26,12 @@ impl Rules for RulesService {
         req: Request<SevenPotentialRequest>,
     ) -> Result<Response<SevenPotentialResponse>, Status> {
         Ok(Response::new(seven::potential(req.into_inner())?))
+    }
+
+    async fn check_havannah_win(
+        &self,
+        req: Request<CheckHavannahWinRequest>,
+    ) -> Result<Response<CheckHavannahWinResponse>, Status> {
+        Ok(Response::new(havannah::check_win(req.into_inner())?))
     }
 }

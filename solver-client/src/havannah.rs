@@ -1,0 +1,404 @@
+//! `solver havannah`: win queries (ring, bridge, fork) one JSON line at a time or for one board
+//! file, in-process or against a server's `Rules.CheckHavannahWin`, and random playouts that
+//! count win types (to compare with Ewalds' table in `shared/specs/havannah.md`).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use serde_json::{Value, json};
+use solver_core::games::havannah::{Board, Geometry, Kind, Layers, Player, Point, play_game};
+use solver_proto::convert::havannah::Query;
+use solver_proto::v1::{
+    CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell, rules_client::RulesClient,
+};
+use tonic::transport::Channel;
+
+use crate::cli::{for_each_jsonl, usage};
+
+/// Havannah commands.
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Which structures (ring, bridge, fork) a move gives the mover. Either `--jsonl FILE` (one
+    /// query per line: `layers`, `board` as rows, `move` [row, col], `player`; `id` echoed; one
+    /// JSON answer per line) or `--board-file F --move R,C --player P` (prints the board with
+    /// the witness marked).
+    Check(CheckArgs),
+    /// Plays uniformly random games from the empty board and prints how often each win type
+    /// ends them (one label per game, priority fork > bridge > ring as Castro counts).
+    Playout(PlayoutArgs),
+}
+
+/// Arguments of `solver havannah check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// JSON-lines file of queries.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["board_file", "mv", "player"])]
+    jsonl: Option<PathBuf>,
+    /// A board file: the seed's dim x dim array, as JSON rows or one line of digits per row
+    /// (separated by spaces or commas).
+    #[arg(long, value_name = "FILE", requires_all = ["mv", "player"])]
+    board_file: Option<PathBuf>,
+    /// The move, `ROW,COL` of the array.
+    #[arg(long = "move", value_name = "R,C")]
+    mv: Option<String>,
+    /// The mover, 1 or 2.
+    #[arg(long)]
+    player: Option<u32>,
+    /// Ask this server (e.g. `http://127.0.0.1:50051`) instead of computing in-process.
+    #[arg(long, value_name = "URL", env = "SOLVER_SERVER")]
+    server: Option<String>,
+}
+
+/// Arguments of `solver havannah playout`.
+#[derive(Debug, clap::Args)]
+pub struct PlayoutArgs {
+    /// Board size: cells per side, 2..=32.
+    #[arg(long)]
+    layers: u32,
+    /// Number of games.
+    #[arg(long, default_value_t = 10_000)]
+    games: u64,
+    /// Seed of the random generator (same seed, same games).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Runs a Havannah command.
+pub async fn run(cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Check(args) => check(args).await,
+        Command::Playout(args) => playout(&args),
+    }
+}
+
+/// Where queries are answered.
+enum Backend {
+    Local,
+    Remote(RulesClient<Channel>),
+}
+
+impl Backend {
+    async fn new(server: Option<&str>) -> anyhow::Result<Self> {
+        Ok(match server {
+            None => Self::Local,
+            Some(url) => Self::Remote(
+                RulesClient::connect(url.to_string())
+                    .await
+                    .with_context(|| format!("cannot connect to {url}"))?,
+            ),
+        })
+    }
+
+    async fn ask(
+        &mut self,
+        req: CheckHavannahWinRequest,
+    ) -> anyhow::Result<CheckHavannahWinResponse> {
+        match self {
+            Self::Local => {
+                let query = Query::try_from(&req).map_err(usage)?;
+                let answer = query.answer().map_err(usage)?;
+                Ok(CheckHavannahWinResponse::from(&answer))
+            }
+            Self::Remote(client) => match client.check_havannah_win(req).await {
+                Ok(r) => Ok(r.into_inner()),
+                Err(s) => {
+                    let line = format!("server: {:?}: {}", s.code(), s.message());
+                    if s.code() == tonic::Code::InvalidArgument {
+                        Err(usage(line))
+                    } else {
+                        Err(anyhow::anyhow!(line))
+                    }
+                }
+            },
+        }
+    }
+}
+
+async fn check(args: CheckArgs) -> anyhow::Result<()> {
+    let mut backend = Backend::new(args.server.as_deref()).await?;
+    if let Some(path) = &args.jsonl {
+        let handle = tokio::runtime::Handle::current();
+        return tokio::task::block_in_place(|| {
+            for_each_jsonl(path, |line| {
+                let req = request_from_json(line)?;
+                let answer = handle.block_on(backend.ask(req))?;
+                Ok(answer_json(&answer))
+            })
+        });
+    }
+    let (Some(file), Some(mv), Some(player)) = (&args.board_file, &args.mv, args.player) else {
+        return Err(usage(
+            "give --jsonl FILE, or --board-file FILE --move R,C --player P",
+        ));
+    };
+    let rows = read_board_file(file)?;
+    let layers = layers_of(&rows)?;
+    let (row, col) = parse_move(mv)?;
+    let req = CheckHavannahWinRequest {
+        layers,
+        board: rows.concat(),
+        r#move: Some(HavannahCell { row, col }),
+        player,
+    };
+    let answer = backend.ask(req.clone()).await?;
+    print!("{}", render(&req, &answer)?);
+    Ok(())
+}
+
+/// The request of one JSON line: `layers`, `board` (rows), `move` [row, col], `player`.
+fn request_from_json(v: &Value) -> anyhow::Result<CheckHavannahWinRequest> {
+    let uint = |field: &str, x: &Value| -> anyhow::Result<u32> {
+        x.as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| usage(format!("{field}: expected a non-negative integer, got {x}")))
+    };
+    let layers = uint("layers", v.get("layers").unwrap_or(&Value::Null))?;
+    let player = uint("player", v.get("player").unwrap_or(&Value::Null))?;
+    let rows = v
+        .get("board")
+        .and_then(Value::as_array)
+        .ok_or_else(|| usage("board: expected an array of rows"))?;
+    let mut board = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        let row = row
+            .as_array()
+            .ok_or_else(|| usage(format!("board: row {r} is not an array")))?;
+        if row.len() != rows.len() {
+            return Err(usage(format!(
+                "board: row {r} has {} entries, the board has {} rows (it must be square)",
+                row.len(),
+                rows.len()
+            )));
+        }
+        for x in row {
+            board.push(uint(&format!("board row {r}"), x)?);
+        }
+    }
+    let mv = v
+        .get("move")
+        .and_then(Value::as_array)
+        .filter(|a| a.len() == 2)
+        .ok_or_else(|| usage("move: expected [row, col]"))?;
+    Ok(CheckHavannahWinRequest {
+        layers,
+        board,
+        r#move: Some(HavannahCell {
+            row: uint("move", &mv[0])?,
+            col: uint("move", &mv[1])?,
+        }),
+        player,
+    })
+}
+
+fn cells_json(cells: &[HavannahCell]) -> Value {
+    cells.iter().map(|c| json!([c.row, c.col])).collect()
+}
+
+/// One answer line: `win`, `kinds`, `kind` (null without a win), `ring`, `bridge`, `fork`.
+fn answer_json(a: &CheckHavannahWinResponse) -> Value {
+    json!({
+        "win": a.win,
+        "kinds": a.kinds,
+        "kind": (!a.kind.is_empty()).then_some(&a.kind),
+        "ring": a.ring.as_ref().map(|r| cells_json(&r.cells)),
+        "bridge": a.bridge.as_ref().map(|b| json!({
+            "corners": cells_json(&b.corners),
+            "chain": cells_json(&b.chain),
+        })),
+        "fork": a.fork.as_ref().map(|f| json!({
+            "sides": f.sides,
+            "cells": cells_json(&f.cells),
+        })),
+    })
+}
+
+fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let rows: Vec<Vec<u32>> = if text.trim_start().starts_with('[') {
+        serde_json::from_str(&text)
+            .map_err(|e| usage(format!("{}: not a JSON array of rows: {e}", path.display())))?
+    } else {
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| {
+                l.split(|c: char| c == ',' || c.is_whitespace())
+                    .filter(|t| !t.is_empty())
+                    .map(|t| {
+                        t.parse::<u32>()
+                            .map_err(|_| usage(format!("{}: bad entry {t:?}", path.display())))
+                    })
+                    .collect()
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    for (r, row) in rows.iter().enumerate() {
+        if row.len() != rows.len() {
+            return Err(usage(format!(
+                "{}: row {r} has {} entries, the board has {} rows (it must be square)",
+                path.display(),
+                row.len(),
+                rows.len()
+            )));
+        }
+    }
+    Ok(rows)
+}
+
+/// Layers from the array size: `dim = 2 L - 1` must be odd.
+fn layers_of(rows: &[Vec<u32>]) -> anyhow::Result<u32> {
+    let dim = rows.len();
+    if dim.is_multiple_of(2) {
+        return Err(usage(format!(
+            "the board has {dim} rows: a Havannah array has 2L - 1 (odd) rows"
+        )));
+    }
+    Ok(dim.div_ceil(2) as u32)
+}
+
+fn parse_move(s: &str) -> anyhow::Result<(u32, u32)> {
+    let bad = || usage(format!("--move {s:?}: expected ROW,COL"));
+    let (r, c) = s.split_once(',').ok_or_else(bad)?;
+    Ok((
+        r.trim().parse().map_err(|_| bad())?,
+        c.trim().parse().map_err(|_| bad())?,
+    ))
+}
+
+/// The human answer: a summary line per structure, then the board with `x`/`o` stones, `.`
+/// empty, `#` blocked, witness stones in capitals and the move in brackets.
+fn render(req: &CheckHavannahWinRequest, a: &CheckHavannahWinResponse) -> anyhow::Result<String> {
+    use std::fmt::Write;
+    let layers = Layers::new(req.layers).map_err(usage)?;
+    let board = Board::from_flat(layers, &req.board).map_err(usage)?;
+    let g = Geometry::new(layers);
+    let mv = req.r#move.unwrap_or_default();
+    let mut out = String::new();
+    let cell = |c: &HavannahCell| format!("{},{}", c.row, c.col);
+    let list = |cs: &[HavannahCell]| cs.iter().map(cell).collect::<Vec<_>>().join(" ");
+    if a.win {
+        writeln!(
+            out,
+            "player {} at {}: {} ({})",
+            req.player,
+            cell(&mv),
+            a.kinds.join(", "),
+            a.kind
+        )?;
+    } else {
+        writeln!(out, "player {} at {}: no win", req.player, cell(&mv))?;
+    }
+    let mut marked = Vec::new();
+    if let Some(r) = &a.ring {
+        writeln!(out, "ring: {}", list(&r.cells))?;
+        marked.extend(r.cells.iter().copied());
+    }
+    if let Some(b) = &a.bridge {
+        writeln!(
+            out,
+            "bridge {} - {}: {}",
+            cell(&b.corners[0]),
+            cell(&b.corners[1]),
+            list(&b.chain)
+        )?;
+        marked.extend(b.chain.iter().copied());
+    }
+    if let Some(f) = &a.fork {
+        writeln!(out, "fork {}: {}", f.sides.join(", "), list(&f.cells))?;
+        marked.extend(f.cells.iter().copied());
+    }
+    for row in 0..g.dim {
+        let mut line = String::new();
+        for col in 0..g.dim {
+            let c = solver_core::games::havannah::Cell::new(row, col);
+            let is_move = row == mv.row as usize && col == mv.col as usize;
+            let witness = marked
+                .iter()
+                .any(|m| m.row as usize == row && m.col as usize == col);
+            let mut ch = match board.get(c) {
+                None => ' ',
+                Some(Point::Empty) if is_move => {
+                    if req.player == 1 {
+                        'x'
+                    } else {
+                        'o'
+                    }
+                }
+                Some(Point::Empty) => '.',
+                Some(Point::Blocked) => '#',
+                Some(Point::Stone(Player::One)) => 'x',
+                Some(Point::Stone(Player::Two)) => 'o',
+            };
+            if witness {
+                ch = ch.to_ascii_uppercase();
+            }
+            if is_move {
+                write!(line, "[{ch}]")?;
+            } else {
+                write!(line, " {ch} ")?;
+            }
+        }
+        writeln!(out, "{}", line.trim_end())?;
+    }
+    Ok(out)
+}
+
+/// Ewalds (MSc thesis, 2012), "Number of Wins of Each Type by Board Size", per 10,000 random
+/// games: (layers, fork, bridge, ring), quoted in `shared/specs/havannah.md`.
+const EWALDS: [(u32, u32, u32, u32); 4] = [
+    (4, 4267, 5177, 543),
+    (6, 4471, 1691, 3838),
+    (8, 2266, 460, 7274),
+    (10, 796, 126, 9078),
+];
+
+fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
+    let layers = Layers::new(args.layers).map_err(usage)?;
+    let board = Board::empty(layers);
+    let mut cells: Vec<_> = Geometry::new(layers).cells().collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(args.seed);
+    let (mut fork, mut bridge, mut ring, mut none, mut multi, mut plies) = (0u64, 0, 0, 0, 0, 0);
+    for _ in 0..args.games {
+        cells.shuffle(&mut rng);
+        let result = play_game(&board, cells.iter().copied(), Player::One)
+            .context("a shuffle of the empty board's cells is always playable")?;
+        plies += result.ply as u64;
+        if result.kinds.iter().count() > 1 {
+            multi += 1;
+        }
+        match result.kinds.castro_kind() {
+            Some(Kind::Fork) => fork += 1,
+            Some(Kind::Bridge) => bridge += 1,
+            Some(Kind::Ring) => ring += 1,
+            None => none += 1,
+        }
+    }
+    let n = args.games.max(1) as f64;
+    let per10k = |x: u64| x as f64 * 10_000.0 / n;
+    println!(
+        "layers {}, {} games, seed {} (one label per game: fork > bridge > ring)",
+        args.layers, args.games, args.seed
+    );
+    let reference = EWALDS.iter().find(|r| r.0 == args.layers);
+    let head = if reference.is_some() {
+        "  Ewalds 2012 per 10k"
+    } else {
+        ""
+    };
+    println!("kind    games   per 10k{head}");
+    let rows = [("fork", fork, 1), ("bridge", bridge, 2), ("ring", ring, 3)];
+    for (name, count, k) in rows {
+        let r = reference
+            .map(|r| format!("  {:>8}", [r.1, r.2, r.3][k - 1]))
+            .unwrap_or_default();
+        println!("{name:<6} {count:>6} {:>9.1}{r}", per10k(count));
+    }
+    println!("none   {none:>6} {:>9.1}", per10k(none));
+    println!(
+        "several kinds at once: {multi} games; mean game length {:.1} moves",
+        plies as f64 / n
+    );
+    Ok(())
+}

@@ -1,0 +1,255 @@
+//! `solver havannah`: the in-process JSON-lines and human forms, playouts, and bad input
+//! (exit code 2).
+
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+const DATA: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/testdata/havannah/"
+);
+
+fn solver(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args)
+        .env_remove("SOLVER_SERVER")
+        .output()
+        .expect("run solver")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn lines(path: &str) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .expect("test data")
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect()
+}
+
+#[test]
+fn check_jsonl_answers_every_line_in_order() {
+    for file in ["tricky.jsonl", "multi_kind.jsonl"] {
+        let path = format!("{DATA}{file}");
+        let out = solver(&["havannah", "check", "--jsonl", &path]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let answers: Vec<Value> = stdout(&out)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON answer"))
+            .collect();
+        let inputs = lines(&path);
+        assert_eq!(answers.len(), inputs.len());
+        for (q, a) in inputs.iter().zip(&answers) {
+            assert_eq!(a["id"], q["id"]);
+            assert_eq!(a["kinds"], q["kinds"], "{}", q["id"]);
+            assert_eq!(a["kind"], q["seed_kind"], "{}", q["id"]);
+            assert_eq!(
+                a["win"],
+                Value::Bool(!q["kinds"].as_array().expect("kinds").is_empty())
+            );
+            for kind in q["kinds"].as_array().expect("kinds") {
+                let k = kind.as_str().expect("name");
+                assert!(!a[k].is_null(), "{} has no {k} witness", q["id"]);
+            }
+        }
+    }
+}
+
+#[test]
+fn check_board_file_marks_the_witness() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("board.txt");
+    // L = 3: a ring of player 1 around player 2's stone at (2,2), closed by the move (1,1).
+    std::fs::write(
+        &file,
+        "0 0 0 0 0\n0 0 1 1 0\n0 1 2 1 0\n3 0 1 0 3\n3 3 0 3 3\n",
+    )
+    .expect("write");
+    let path = file.to_str().expect("utf-8 path");
+    let out = solver(&[
+        "havannah",
+        "check",
+        "--board-file",
+        path,
+        "--move",
+        "1,1",
+        "--player",
+        "1",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert!(text.starts_with("player 1 at 1,1: ring (ring)"), "{text}");
+    assert!(text.contains("ring: 1,1 "), "{text}");
+    // Row 1: the move in brackets and capitalised, the other witness stones capitalised.
+    let row1 = text.lines().find(|l| l.contains("[X]")).expect("move row");
+    assert_eq!(row1.trim(), ". [X] X  X  .");
+    let row2 = text
+        .lines()
+        .find(|l| l.contains(" o "))
+        .expect("centre row");
+    assert_eq!(row2.trim(), ".  X  o  X  .");
+
+    let out = solver(&[
+        "havannah",
+        "check",
+        "--board-file",
+        path,
+        "--move",
+        "4,2",
+        "--player",
+        "2",
+    ]);
+    assert!(out.status.success());
+    assert!(stdout(&out).starts_with("player 2 at 4,2: no win"));
+}
+
+#[test]
+fn bad_input_exits_2() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let bad_value = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad_value,
+        r#"{"id":"x","layers":2,"board":[[0,0,0],[0,9,0],[3,0,3]],"move":[0,0],"player":1}"#,
+    )
+    .expect("write");
+    let bad_player = dir.path().join("player.jsonl");
+    std::fs::write(
+        &bad_player,
+        r#"{"layers":2,"board":[[0,0,0],[0,0,0],[3,0,3]],"move":[0,0],"player":3}"#,
+    )
+    .expect("write");
+    let off_board = dir.path().join("off.jsonl");
+    std::fs::write(
+        &off_board,
+        r#"{"layers":2,"board":[[0,0,0],[0,0,0],[3,0,3]],"move":[2,0],"player":1}"#,
+    )
+    .expect("write");
+    let even = dir.path().join("even.txt");
+    std::fs::write(&even, "0 0\n0 0\n").expect("write");
+    for (args, what) in [
+        (
+            vec![
+                "havannah",
+                "check",
+                "--jsonl",
+                bad_value.to_str().expect("path"),
+            ],
+            "board",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--jsonl",
+                bad_player.to_str().expect("path"),
+            ],
+            "player",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--jsonl",
+                off_board.to_str().expect("path"),
+            ],
+            "move",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--board-file",
+                even.to_str().expect("path"),
+                "--move",
+                "0,0",
+                "--player",
+                "1",
+            ],
+            "rows",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--board-file",
+                even.to_str().expect("path"),
+                "--move",
+                "zero",
+                "--player",
+                "1",
+            ],
+            "",
+        ),
+        (
+            vec!["havannah", "playout", "--layers", "1", "--games", "1"],
+            "layers",
+        ),
+        (
+            vec!["havannah", "check", "--jsonl", "/nonexistent/file.jsonl"],
+            "cannot open",
+        ),
+    ] {
+        let out = solver(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(what), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn unreachable_server_is_a_readable_failure() {
+    let path = format!("{DATA}tricky.jsonl");
+    let out = solver(&[
+        "havannah",
+        "check",
+        "--jsonl",
+        &path,
+        "--server",
+        "http://127.0.0.1:1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+}
+
+#[test]
+fn playout_counts_every_game_once_and_is_seeded() {
+    let args = [
+        "havannah", "playout", "--layers", "4", "--games", "2000", "--seed", "5",
+    ];
+    let out = solver(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    let count = |kind: &str| -> u64 {
+        text.lines()
+            .find(|l| l.starts_with(kind))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no {kind} line in {text}"))
+    };
+    let (fork, bridge, ring, none) = (count("fork"), count("bridge"), count("ring"), count("none"));
+    assert_eq!(fork + bridge + ring + none, 2000);
+    // Ewalds 2012 at L = 4, per 10,000: fork 4267, bridge 5177, ring 543. Allow 6 standard
+    // deviations of a 2000-game sample.
+    for (got, per10k) in [(fork, 4267.0), (bridge, 5177.0), (ring, 543.0)] {
+        let p: f64 = per10k / 10_000.0;
+        let sd = (2000.0 * p * (1.0 - p)).sqrt();
+        assert!((got as f64 - 2000.0 * p).abs() < 6.0 * sd, "{text}");
+    }
+    assert_eq!(stdout(&solver(&args)), text, "same seed, same games");
+}

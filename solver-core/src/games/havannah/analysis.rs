@@ -78,9 +78,14 @@ pub fn analyze(board: &Board, player: Player, last: Option<Cell>) -> Analysis {
         .map(|c| g.index(c))
         .filter(|&i| codes[i] == p);
     let mut trigger = None;
-    let mut stones: Vec<usize> = (0..codes.len())
-        .filter(|&i| codes[i] == p && Some(i) != last)
-        .collect();
+    // Branch-free gather of the player's stones (the move excluded).
+    let mut stones = vec![0usize; codes.len() + 1];
+    let mut n = 0;
+    for (i, &c) in codes.iter().enumerate() {
+        stones[n] = i;
+        n += usize::from(c == p && Some(i) != last);
+    }
+    stones.truncate(n);
     stones.extend(last);
     for &i in &stones {
         let placed = t.put(i, p);

@@ -81,16 +81,17 @@ impl Tracker {
     /// A tracker for `board` with no stones (blocked cells kept).
     pub(crate) fn blank(board: &Board) -> Self {
         let geo = board.geometry();
-        let cells: Vec<u8> = board
-            .codes()
-            .iter()
-            .map(|&c| if c == 1 || c == 2 { EMPTY } else { c })
-            .collect();
+        let mut cells = board.codes().to_vec();
+        for c in &mut cells {
+            // Stones (1, 2) become EMPTY (0); branch-free, positions are random.
+            *c *= u8::from(c.wrapping_sub(1) >= 2);
+        }
         let n = cells.len();
         Self {
             geo,
             cells,
-            parent: (0..n as u32).collect(),
+            // Set for each stone when it is placed; never read for other cells.
+            parent: vec![0; n],
             mask: vec![0; n],
             edge: geo.edge_table(),
             seq: vec![u32::MAX; n],

@@ -103,3 +103,77 @@ impl From<&Analysis> for v1::CheckHavannahWinResponse {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cell(row: u32, col: u32) -> v1::HavannahCell {
+        v1::HavannahCell { row, col }
+    }
+
+    /// L = 3: player 1 around player 2's centre stone, the move (1,1) closing the ring; a
+    /// blocked cell at (0,2).
+    fn ring() -> v1::CheckHavannahWinRequest {
+        #[rustfmt::skip]
+        let board = vec![
+            0, 0, 3, 0, 0,
+            0, 0, 1, 1, 0,
+            0, 1, 2, 1, 0,
+            3, 0, 1, 0, 3,
+            3, 3, 0, 3, 3,
+        ];
+        v1::CheckHavannahWinRequest {
+            layers: 3,
+            board,
+            r#move: Some(cell(1, 1)),
+            player: 1,
+        }
+    }
+
+    #[test]
+    fn a_valid_request_answers() {
+        let q = Query::try_from(&ring()).expect("valid");
+        let a = v1::CheckHavannahWinResponse::from(&q.answer().expect("valid"));
+        assert!(a.win);
+        assert_eq!(
+            (a.kinds, a.kind),
+            (vec!["ring".to_string()], "ring".to_string())
+        );
+        let cells = a.ring.expect("witness").cells;
+        assert_eq!(cells.len(), 6);
+        assert_eq!(cells[0], cell(1, 1));
+    }
+
+    #[test]
+    fn every_malformed_field_is_named() {
+        type Edit = fn(&mut v1::CheckHavannahWinRequest);
+        let cases: [(&str, Edit); 17] = [
+            ("layers", |r| r.layers = 1),
+            ("layers", |r| r.layers = 33),
+            ("board", |r| {
+                r.board.pop();
+            }),
+            ("board", |r| r.board.push(3)),
+            ("board", |r| r.board.clear()),
+            ("board", |r| r.board[0] = 4),
+            ("board", |r| r.board[12] = u32::MAX),
+            ("board", |r| r.board[20] = 0),
+            ("board", |r| r.board[15] = 2),
+            ("move", |r| r.r#move = None),
+            ("move", |r| r.r#move = Some(cell(4, 0))),
+            ("move", |r| r.r#move = Some(cell(0, 5))),
+            ("move", |r| r.r#move = Some(cell(u32::MAX, 1))),
+            ("move", |r| r.r#move = Some(cell(0, 2))),
+            ("move", |r| r.r#move = Some(cell(2, 2))),
+            ("player", |r| r.player = 0),
+            ("player", |r| r.player = 3),
+        ];
+        for (field, edit) in cases {
+            let mut req = ring();
+            edit(&mut req);
+            let err = Query::try_from(&req).expect_err(field);
+            assert_eq!(err.field, field, "{err} for {req:?}");
+        }
+    }
+}

@@ -279,6 +279,11 @@ impl Position {
         }
     }
 
+    /// The exact key of this position (no symmetry).
+    pub fn key(&self) -> Key {
+        Key::of(self)
+    }
+
     /// The mirror-canonical transposition key: the smaller of the keys of the position and of
     /// its mirror, so a position and its mirror share it.
     pub fn canonical_key(&self) -> Key {

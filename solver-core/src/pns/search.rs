@@ -259,7 +259,11 @@ impl<G: Game> Search<G> {
         node.expanded = true;
         if children.is_empty() {
             // No move: the side to move has nothing to play and loses the search's sense.
-            (node.pn, node.dn) = if node.or { (INFINITY, 0) } else { (0, INFINITY) };
+            (node.pn, node.dn) = if node.or {
+                (INFINITY, 0)
+            } else {
+                (0, INFINITY)
+            };
         }
         node.children = children;
     }
@@ -336,17 +340,33 @@ mod tests {
         type Key = (u32, bool);
         type Move = u32;
         fn node_type(&self) -> NodeType {
-            if self.or_to_move { NodeType::Or } else { NodeType::And }
+            if self.or_to_move {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
         }
         fn simplify(&mut self) -> Option<Value> {
             (self.n == 0).then(|| {
                 // The previous player took the last stone.
-                if self.or_to_move { Value::Disproven } else { Value::Proven }
+                if self.or_to_move {
+                    Value::Disproven
+                } else {
+                    Value::Proven
+                }
             })
         }
         fn children(&self) -> Vec<(u32, Self)> {
             (1..=self.n.min(2))
-                .map(|t| (t, Nim { n: self.n - t, or_to_move: !self.or_to_move }))
+                .map(|t| {
+                    (
+                        t,
+                        Nim {
+                            n: self.n - t,
+                            or_to_move: !self.or_to_move,
+                        },
+                    )
+                })
                 .collect()
         }
         fn key(&self) -> (u32, bool) {
@@ -359,16 +379,30 @@ mod tests {
         for n in 0..40 {
             for or_to_move in [true, false] {
                 let mut s = Search::new(Nim { n, or_to_move });
-                let want = if (n % 3 != 0) == or_to_move { Value::Proven } else { Value::Disproven };
-                assert_eq!(s.run(&Limits::default()), Outcome::Solved(want), "n={n} {or_to_move}");
+                let want = if (n % 3 != 0) == or_to_move {
+                    Value::Proven
+                } else {
+                    Value::Disproven
+                };
+                assert_eq!(
+                    s.run(&Limits::default()),
+                    Outcome::Solved(want),
+                    "n={n} {or_to_move}"
+                );
             }
         }
     }
 
     #[test]
     fn budgets_stop_the_search() {
-        let mut s = Search::new(Nim { n: 1000, or_to_move: true });
-        let out = s.run(&Limits { max_nodes: Some(10), ..Limits::default() });
+        let mut s = Search::new(Nim {
+            n: 1000,
+            or_to_move: true,
+        });
+        let out = s.run(&Limits {
+            max_nodes: Some(10),
+            ..Limits::default()
+        });
         assert!(matches!(out, Outcome::Unknown { .. }));
         assert_eq!(s.stats().nodes_created, 10);
         assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));

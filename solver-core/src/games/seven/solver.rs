@@ -71,7 +71,9 @@ impl fmt::Display for Technique {
 
 /// An unknown technique name; it carries the name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)")]
+#[error(
+    "unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)"
+)]
 pub struct UnknownTechnique(pub String);
 
 impl std::str::FromStr for Technique {
@@ -163,7 +165,10 @@ impl Lines {
                 0 => l.maker_won = true,
                 1 => l.ones |= r,
                 2 => {
-                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    let (a, b) = (
+                        r.trailing_zeros() as usize,
+                        127 - r.leading_zeros() as usize,
+                    );
                     for (x, y) in [(a, b), (b, a)] {
                         if partner[x] == u8::MAX {
                             partner[x] = y as u8;
@@ -191,7 +196,11 @@ impl SevenGame {
     /// A message when the width differs from the rules' hypergraph.
     pub fn new(pos: Position, rules: Arc<Rules>) -> Result<Self, String> {
         if pos.cols() != rules.hg.cols() {
-            return Err(format!("position is {} wide, rules are for {}", pos.cols(), rules.hg.cols()));
+            return Err(format!(
+                "position is {} wide, rules are for {}",
+                pos.cols(),
+                rules.hg.cols()
+            ));
         }
         Ok(SevenGame { pos, rules })
     }
@@ -212,7 +221,10 @@ impl SevenGame {
         if l.residual.is_empty() {
             return Err(Value::Disproven);
         }
-        let (forced, maker_stop) = (rules.on(Technique::ForcedMove), rules.on(Technique::MakerWinStop));
+        let (forced, maker_stop) = (
+            rules.on(Technique::ForcedMove),
+            rules.on(Technique::MakerWinStop),
+        );
         match self.pos.to_move() {
             Side::Maker => {
                 if maker_stop && (l.ones != 0 || l.crossing.is_some()) || forced && l.ones != 0 {
@@ -275,7 +287,10 @@ impl SevenGame {
         if rules.on(Technique::DominatedSquares) {
             for &r in &l.residual {
                 if r.count_ones() == 2 {
-                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    let (a, b) = (
+                        r.trailing_zeros() as usize,
+                        127 - r.leading_zeros() as usize,
+                    );
                     if l.degree[a] == 1 && l.degree[b] >= 2 {
                         moves &= !(1u128 << a);
                     } else if l.degree[b] == 1 && l.degree[a] >= 2 {
@@ -313,7 +328,13 @@ impl Game for SevenGame {
         cells_of(self.moves())
             .filter_map(|c| {
                 let pos = self.pos.play(c).ok()?;
-                Some((c, SevenGame { pos, rules: Arc::clone(&self.rules) }))
+                Some((
+                    c,
+                    SevenGame {
+                        pos,
+                        rules: Arc::clone(&self.rules),
+                    },
+                ))
             })
             .collect()
     }
@@ -345,12 +366,97 @@ impl Game for SevenGame {
         }
         let phi = self.pos.potential(&self.rules.hg).phi().to_f64();
         let empties = f64::from(self.pos.empty_cells().count_ones());
-        let and = if self.pos.to_move() == Side::Breaker { 1.0 } else { 0.0 };
+        let and = if self.pos.to_move() == Side::Breaker {
+            1.0
+        } else {
+            0.0
+        };
         // Anchor's regression: log-odds of a Maker win.
-        let log_odds = -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
+        let log_odds =
+            -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
         let p_breaker = 1.0 / (1.0 + log_odds.exp());
         let pn = 100.0 * (1.0 + 10.0 * p_breaker);
         let dn = 100.0 * 1000f64.powf(phi);
         (pn.round() as Number, dn.min(1e18).round() as Number)
+    }
+}
+
+/// What [`solve`] found.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// The root's outcome ([`Value::Proven`] = Maker wins).
+    pub outcome: crate::pns::Outcome,
+    /// Winning first moves of the side to move, when it wins: the ones the proof found, or with
+    /// `all_moves` every one, in cell order. Empty when the side to move loses or it is unknown.
+    pub winning_moves: Vec<Cell>,
+    /// Search counters, summed over every search run.
+    pub stats: crate::pns::Stats,
+    /// Transposition-table entries of the main search.
+    pub tt_entries: usize,
+    /// Approximate peak bytes of the main search's DAG and table.
+    pub approx_bytes: usize,
+}
+
+/// Solves `pos` with every technique on except `disabled`, within `limits`.
+///
+/// With `all_moves`, each move of the side to move is also proven or refuted on its own (each
+/// with the same limits), so `winning_moves` is complete.
+pub fn solve(
+    pos: Position,
+    disabled: &[Technique],
+    limits: &crate::pns::Limits,
+    all_moves: bool,
+) -> SolveReport {
+    use crate::pns::{Outcome, Search};
+    let rules = Rules::new(pos.cols(), disabled);
+    let game = SevenGame {
+        pos,
+        rules: Arc::clone(&rules),
+    };
+    let mut search = Search::new(game);
+    let outcome = search.run(limits);
+    let mut stats = search.stats();
+    let mover_wins = match pos.to_move() {
+        Side::Maker => Value::Proven,
+        Side::Breaker => Value::Disproven,
+    };
+    let mut winning_moves: Vec<Cell> = search
+        .root_children()
+        .iter()
+        .filter(|c| c.value == Some(mover_wins))
+        .map(|c| c.mv)
+        .collect();
+    let tt_entries = search.table_len();
+    let approx_bytes = search.approx_bytes();
+    drop(search);
+    if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
+        winning_moves.clear();
+        for cell in cells_of(pos.empty_cells()) {
+            let child = pos.play(cell).expect("cells_of(empty) are empty");
+            let mut s = Search::new(SevenGame {
+                pos: child,
+                rules: Arc::clone(&rules),
+            });
+            let won = s.run(limits) == Outcome::Solved(mover_wins);
+            let st = s.stats();
+            stats.nodes_created += st.nodes_created;
+            stats.nodes_expanded += st.nodes_expanded;
+            stats.tt_hits += st.tt_hits;
+            stats.elapsed += st.elapsed;
+            if won {
+                winning_moves.push(cell);
+                if !all_moves {
+                    break;
+                }
+            }
+        }
+    }
+    winning_moves.sort();
+    SolveReport {
+        outcome,
+        winning_moves,
+        stats,
+        tt_entries,
+        approx_bytes,
     }
 }

@@ -16,7 +16,9 @@ use crate::pns::{Game, NodeType, Number, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Technique {
     /// Forced moves: Breaker must take the cell of a 1-line (two distinct 1-line cells: Maker
-    /// wins); Maker facing a genuine crossing of two 2-lines plays the crossing.
+    /// wins) and, with none, must stop every genuine crossing of two 2-lines (by taking it or,
+    /// when it has exactly two partner cells, one of them; no such move: Maker wins); Maker
+    /// with a genuine crossing plays it.
     ForcedMove,
     /// Maker-win stop (Thm IV.1): Maker to move with a 1-line, or with a cell in two 2-lines
     /// whose other cells differ, wins.
@@ -140,6 +142,10 @@ struct Lines {
     degree: [u8; 128],
     /// A genuine crossing of two 2-lines (two 2-lines through it with different other cells).
     crossing: Option<Cell>,
+    /// Breaker's only moves that stop every crossing (Maker playing a crossing makes two
+    /// 1-lines with different cells): the intersection, over crossings v, of {v} plus v's two
+    /// partners when it has exactly two. All cells when there is no crossing.
+    defences: u128,
     /// True when Maker owns a whole edge.
     maker_won: bool,
 }
@@ -153,9 +159,12 @@ impl Lines {
             ones: 0,
             degree: [0; 128],
             crossing: None,
+            defences: u128::MAX,
             maker_won: false,
         };
-        let mut partner = [u8::MAX; 128];
+        // For each cell, up to two distinct partner cells in 2-lines and whether there are more.
+        let mut partner = [[u8::MAX; 2]; 128];
+        let mut many = 0u128;
         for &e in hg.edges() {
             if e & pos.breaker() != 0 {
                 continue;
@@ -170,10 +179,13 @@ impl Lines {
                         127 - r.leading_zeros() as usize,
                     );
                     for (x, y) in [(a, b), (b, a)] {
-                        if partner[x] == u8::MAX {
-                            partner[x] = y as u8;
-                        } else if usize::from(partner[x]) != y && l.crossing.is_none() {
-                            l.crossing = Some(Cell(x as u8));
+                        let y = y as u8;
+                        match partner[x] {
+                            [p, _] if p == u8::MAX => partner[x][0] = y,
+                            [p, _] if p == y => {}
+                            [_, q] if q == u8::MAX => partner[x][1] = y,
+                            [_, q] if q == y => {}
+                            _ => many |= 1u128 << x,
                         }
                     }
                 }
@@ -184,6 +196,19 @@ impl Lines {
             }
             l.live |= r;
             l.residual.push(r);
+        }
+        l.defences = u128::MAX;
+        for x in cells_of(l.live) {
+            let [_, q] = partner[x.index()];
+            if q == u8::MAX {
+                continue;
+            }
+            l.crossing.get_or_insert(x);
+            l.defences &= if many & x.bit() != 0 {
+                x.bit()
+            } else {
+                x.bit() | partner[x.index()].iter().fold(0, |m, &p| m | 1u128 << p)
+            };
         }
         l
     }
@@ -235,6 +260,10 @@ impl SevenGame {
                 if (forced || maker_stop) && l.ones.count_ones() >= 2 {
                     return Err(Value::Proven);
                 }
+                if forced && l.ones == 0 && l.defences & self.pos.empty_cells() == 0 {
+                    // No single Breaker move stops every crossing: Maker plays one and wins.
+                    return Err(Value::Proven);
+                }
                 if rules.on(Technique::BreakerWinStop) && l.ones == 0 {
                     let phi = self.pos.potential(&rules.hg).phi();
                     if phi < super::position::Dyadic::ONE {
@@ -275,6 +304,7 @@ impl SevenGame {
         if rules.on(Technique::ForcedMove) {
             match self.pos.to_move() {
                 Side::Breaker if l.ones != 0 => return l.ones,
+                Side::Breaker if l.crossing.is_some() => return l.defences & empty,
                 Side::Maker => {
                     if let Some(c) = l.crossing {
                         return c.bit();

@@ -59,6 +59,23 @@ pub struct RootChild<M> {
     pub dn: Number,
 }
 
+/// A child of a searched position, as a worker reports it (see [`Search::child_reports`]).
+#[derive(Debug, Clone)]
+pub struct ChildReport<G: Game> {
+    /// The move leading to the child.
+    pub mv: G::Move,
+    /// The child's transposition key.
+    pub key: G::Key,
+    /// The child's simplified position.
+    pub position: G,
+    /// Its proof number.
+    pub pn: Number,
+    /// Its disproof number.
+    pub dn: Number,
+    /// Its value, if solved.
+    pub value: Option<Value>,
+}
+
 struct Node {
     pn: Number,
     dn: Number,
@@ -158,6 +175,49 @@ impl<G: Game> Search<G> {
                 }
             })
             .collect()
+    }
+
+    /// The bounded-mode report of a worker's job: for each child of `root` (the position this
+    /// search started from), its simplified position, key, (pn, dn) and value if solved. Children
+    /// the search never generated are simplified now and get their initial numbers.
+    pub fn child_reports(&self, root: &G) -> Vec<ChildReport<G>> {
+        let mut root = root.clone();
+        if root.simplify().is_some() {
+            return Vec::new();
+        }
+        root.children()
+            .into_iter()
+            .map(|(mv, mut child)| {
+                let solved = child.simplify();
+                let key = child.key();
+                let (pn, dn) = match (self.table.get(&key), solved) {
+                    (Some(&id), _) => (self.nodes[id as usize].pn, self.nodes[id as usize].dn),
+                    (None, Some(Value::Proven)) => (0, INFINITY),
+                    (None, Some(Value::Disproven)) => (INFINITY, 0),
+                    (None, None) => child.estimate(),
+                };
+                let value = match (pn, dn) {
+                    (0, _) => Some(Value::Proven),
+                    (_, 0) => Some(Value::Disproven),
+                    _ => None,
+                };
+                ChildReport {
+                    mv,
+                    key,
+                    position: child,
+                    pn,
+                    dn,
+                    value,
+                }
+            })
+            .collect()
+    }
+
+    /// Every solved position in the DAG, by key: the facts a worker reports back.
+    pub fn solved(&self) -> impl Iterator<Item = (G::Key, Value)> + '_ {
+        self.table
+            .iter()
+            .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
     }
 
     /// Counters so far.
@@ -391,6 +451,32 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn bounded_mode_reports_children_and_facts() {
+        let root = Nim {
+            n: 30,
+            or_to_move: true,
+        };
+        let mut s = Search::new(root.clone());
+        assert!(matches!(
+            s.run(&Limits {
+                max_nodes: Some(8),
+                ..Limits::default()
+            }),
+            Outcome::Unknown { .. }
+        ));
+        let kids = s.child_reports(&root);
+        assert_eq!(kids.iter().map(|c| c.mv).collect::<Vec<_>>(), vec![1, 2]);
+        assert!(kids.iter().all(|c| c.pn > 0 && c.dn > 0));
+        assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Disproven));
+        let kids = s.child_reports(&root);
+        assert!(kids.iter().all(|c| c.value == Some(Value::Disproven)));
+        assert!(
+            s.solved()
+                .any(|(k, v)| k == (0, true) && v == Value::Disproven)
+        );
     }
 
     #[test]

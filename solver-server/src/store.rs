@@ -1,9 +1,9 @@
 //! Persistence: the [`Store`] trait over named column families, its two implementations
 //! ([`RocksStore`] on disk, [`MemStore`] in memory) and the schema version kept in `meta`.
 //!
-//! The trait and its types must not depend on RocksDB: only [`rocks`] names the `rocksdb`
-//! crate, so the coordinator logic can be tested on [`MemStore`] and could move to another
-//! engine. Both implementations pass one conformance suite (`tests/store.rs`). This module
+//! The trait and its types must not depend on RocksDB: only the `rocks` submodule names the
+//! `rocksdb` crate, so the coordinator logic can be tested on [`MemStore`] and could move to
+//! another engine. Both implementations pass one conformance suite (`tests/store.rs`). This module
 //! owns every key encoding used in the store (for now: the schema version key).
 
 mod memory;
@@ -83,7 +83,7 @@ pub type BackendError = Box<dyn std::error::Error + Send + Sync + 'static>;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The data directory could not be opened or created.
-    #[error("cannot open the data directory {}: {source}", path.display())]
+    #[error("cannot open the data directory {}: {source}", .path.display())]
     Open {
         /// The directory that was opened.
         path: PathBuf,

@@ -8,8 +8,6 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use nix::sys::signal::{Signal, kill};
-use nix::unistd::Pid;
 use solver_server::store::{ColumnFamily, RocksStore, Store};
 use tonic::transport::Endpoint;
 use tonic_health::pb::HealthCheckRequest;
@@ -94,9 +92,15 @@ impl Server {
             .unwrap_or_else(|e| panic!("bad address in {line:?}: {e}"))
     }
 
-    fn signal(&self, sig: Signal) {
-        let pid = i32::try_from(self.child.id()).expect("pid fits i32");
-        kill(Pid::from_raw(pid), sig).expect("send signal");
+    /// Sends `signal` (`TERM`, `INT`) with the shell's `kill` builtin: no `unsafe`, and `sh`
+    /// is on every machine that runs these tests.
+    fn signal(&self, signal: &str) {
+        let status = Command::new("sh")
+            .arg("-c")
+            .arg(format!("kill -{signal} {}", self.child.id()))
+            .status()
+            .expect("run sh");
+        assert!(status.success(), "kill -{signal} failed: {status}");
     }
 
     fn wait_exit(&mut self, timeout: Duration) -> ExitStatus {
@@ -143,7 +147,7 @@ async fn binary_serves_health_and_stops_on_sigterm() {
     assert_eq!(resp.status, ServingStatus::Serving as i32);
     drop(channel);
 
-    server.signal(Signal::SIGTERM);
+    server.signal("TERM");
     let status = server.wait_exit(Duration::from_secs(30));
     assert!(status.success(), "{status}; stderr: {:#?}", server.seen);
     assert!(

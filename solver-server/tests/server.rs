@@ -39,7 +39,7 @@ async fn start() -> TestServer {
     let addr = listener.local_addr().expect("local addr");
     let (stop, stopped) = oneshot::channel::<()>();
     let config = Config::new(addr, &data_dir);
-    let task = tokio::spawn(run(config, listener, async {
+    let task = tokio::spawn(run(config, listener, async move {
         let _ = stopped.await;
     }));
     TestServer {

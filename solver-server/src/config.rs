@@ -6,6 +6,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
 
@@ -14,6 +15,9 @@ pub const DEFAULT_ADDR: &str = "127.0.0.1:50051";
 
 /// The default data directory, relative to the working directory.
 pub const DEFAULT_DATA_DIR: &str = "solver-data";
+
+/// The default bound on draining at shutdown, in seconds.
+pub const DEFAULT_DRAIN_TIMEOUT_SECS: u64 = 10;
 
 /// Configuration of `solver-server`.
 ///
@@ -37,6 +41,11 @@ pub struct Config {
     /// Log line format on stderr. The level comes from `RUST_LOG` (default `info`).
     #[arg(long, env = "SOLVER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+
+    /// Seconds to let in-flight RPCs and open streams finish after a shutdown signal; then the
+    /// remaining connections are closed. Bounds shutdown even with stuck or streaming clients.
+    #[arg(long, env = "SOLVER_DRAIN_TIMEOUT_SECS", default_value_t = DEFAULT_DRAIN_TIMEOUT_SECS)]
+    pub drain_timeout_secs: u64,
 }
 
 impl Config {
@@ -47,7 +56,13 @@ impl Config {
             addr,
             data_dir: data_dir.into(),
             log_format: LogFormat::Text,
+            drain_timeout_secs: DEFAULT_DRAIN_TIMEOUT_SECS,
         }
+    }
+
+    /// [`Config::drain_timeout_secs`] as a `Duration`.
+    pub fn drain_timeout(&self) -> Duration {
+        Duration::from_secs(self.drain_timeout_secs)
     }
 }
 
@@ -99,11 +114,14 @@ mod tests {
             "/tmp/x",
             "--log-format",
             "json",
+            "--drain-timeout-secs",
+            "3",
         ])
         .expect("flags parse");
         assert_eq!(c.addr, "0.0.0.0:7000".parse().expect("literal address"));
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.log_format, LogFormat::Json);
+        assert_eq!(c.drain_timeout(), Duration::from_secs(3));
     }
 
     #[test]
@@ -111,6 +129,7 @@ mod tests {
         assert!(parse(&["--addr", "localhost"]).is_err());
         assert!(parse(&["--data-dir", ""]).is_err());
         assert!(parse(&["--log-format", "xml"]).is_err());
+        assert!(parse(&["--drain-timeout-secs", "-1"]).is_err());
     }
 
     #[test]

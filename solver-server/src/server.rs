@@ -12,9 +12,10 @@ use std::sync::Arc;
 
 use solver_proto::v1::rules_server::RulesServer;
 use tokio::net::TcpListener;
+use tokio::sync::oneshot;
 use tokio_stream::wrappers::TcpListenerStream;
 use tonic_health::ServingStatus;
-use tracing::{info, info_span};
+use tracing::{info, info_span, warn};
 
 use crate::config::Config;
 use crate::rules::RulesService;
@@ -38,8 +39,9 @@ pub enum RunError {
 ///
 /// Opens (creating if missing) the RocksDB data directory `config.data_dir` first. When
 /// `shutdown` resolves, the health status of every service becomes `NOT_SERVING`, the listener
-/// stops accepting, in-flight RPCs finish, and the store is flushed and closed before this
-/// returns. `config.addr` is not used: `listener` is already bound.
+/// stops accepting, and in-flight RPCs get up to `config.drain_timeout()` to finish (after
+/// that the remaining connections are dropped); then the store is flushed and closed before
+/// this returns. `config.addr` is not used: `listener` is already bound.
 ///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
@@ -59,22 +61,39 @@ pub async fn run(
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
 
+    let (drain_started, drain_started_rx) = oneshot::channel::<()>();
     let draining = {
         let health = health.clone();
         async move {
             shutdown.await;
             info!("shutting down: draining in-flight requests");
             set_all_not_serving(&health).await;
+            let _ = drain_started.send(());
+        }
+    };
+    let drain_timeout = config.drain_timeout();
+    let drain_deadline = async move {
+        // The sender is dropped unfired only when serving ended on its own.
+        if drain_started_rx.await.is_ok() {
+            tokio::time::sleep(drain_timeout).await;
+        } else {
+            std::future::pending::<()>().await;
         }
     };
 
-    tonic::transport::Server::builder()
+    let serve = tonic::transport::Server::builder()
         .trace_fn(|req| info_span!("rpc", path = %req.uri().path()))
         .add_service(health_service)
         .add_service(reflection)
         .add_service(RulesServer::new(RulesService))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), draining)
-        .await?;
+        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), draining);
+    tokio::select! {
+        result = serve => result?,
+        () = drain_deadline => warn!(
+            timeout_secs = drain_timeout.as_secs(),
+            "drain timed out: closing the remaining connections"
+        ),
+    }
 
     store.flush()?;
     drop(store);

@@ -33,12 +33,18 @@ struct TestServer {
 }
 
 async fn start() -> TestServer {
+    start_with(|_| {}).await
+}
+
+/// Starts a server after `adjust` has changed its configuration.
+async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
     let dir = tempfile::tempdir().expect("tempdir");
     let data_dir = dir.path().join("data");
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let addr = listener.local_addr().expect("local addr");
     let (stop, stopped) = oneshot::channel::<()>();
-    let config = Config::new(addr, &data_dir);
+    let mut config = Config::new(addr, &data_dir);
+    adjust(&mut config);
     let task = tokio::spawn(run(config, listener, async move {
         let _ = stopped.await;
     }));
@@ -151,6 +157,30 @@ async fn health_turns_not_serving_while_draining() {
         .expect("shutdown within 30 s")
         .expect("server task did not panic")
         .expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn drain_is_bounded_by_the_drain_timeout() {
+    let server = start_with(|c| c.drain_timeout_secs = 1).await;
+    let ch = channel(server.addr).await;
+    let mut watch = HealthClient::new(ch.clone())
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    watch.next().await.expect("a status").expect("ok");
+
+    // The watch stream stays open, so only the timeout can end the drain.
+    server.stop.send(()).expect("server still running");
+    tokio::time::timeout(Duration::from_secs(20), server.task)
+        .await
+        .expect("shutdown within 20 s despite the open stream")
+        .expect("server task did not panic")
+        .expect("clean shutdown");
+    drop(watch);
+    RocksStore::open(&server.data_dir).expect("data directory reopens");
 }
 
 #[tokio::test]

@@ -3,6 +3,8 @@
 //!
 //! Run: `cargo bench -p solver-core --bench seven`.
 
+#![allow(missing_docs)] // criterion_group! generates undocumented items
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use solver_core::games::seven::{Cols, Position, Side, solve};
 use solver_core::pns::{Limits, Outcome, Value};

@@ -25,6 +25,9 @@ pub enum Command {
     /// Havannah: ring / bridge / fork win queries and random playouts.
     #[command(subcommand)]
     Havannah(crate::havannah::Command),
+    /// Renju: five and Black's forbidden moves (check a move, map a board).
+    #[command(subcommand)]
+    Renju(crate::renju::Command),
 }
 
 /// Bad input from the user (a malformed board, a value out of range): exit code 2.
@@ -64,8 +67,8 @@ pub fn for_each_jsonl(
         }
         let input: serde_json::Value = serde_json::from_str(&line)
             .map_err(|e| usage(format!("{}:{}: not JSON: {e}", path.display(), i + 1)))?;
-        let mut result = answer(&input)
-            .map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
+        let mut result =
+            answer(&input).map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
         if let (Some(id), Some(obj)) = (input.get("id"), result.as_object_mut()) {
             obj.insert("id".into(), id.clone());
         }

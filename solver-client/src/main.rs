@@ -5,6 +5,7 @@
 
 mod cli;
 mod havannah;
+mod renju;
 mod seven;
 
 use std::process::ExitCode;
@@ -31,5 +32,6 @@ async fn run(args: cli::Cli) -> anyhow::Result<()> {
     match args.command {
         cli::Command::Seven(cmd) => seven::run(cmd).await,
         cli::Command::Havannah(cmd) => havannah::run(cmd).await,
+        cli::Command::Renju(cmd) => renju::run(cmd).await,
     }
 }

@@ -2,6 +2,7 @@
 //! [`WireError`] naming the offending field.
 
 pub mod havannah;
+pub mod renju;
 pub mod seven;
 
 /// A request field that does not hold a valid value.

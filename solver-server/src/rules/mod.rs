@@ -2,6 +2,7 @@
 //! helpers. One submodule per game does the conversion and the answer; this module only routes.
 
 mod havannah;
+mod renju;
 mod seven;
 
 use solver_proto::v1::rules_server::Rules;
@@ -33,5 +34,19 @@ impl Rules for RulesService {
         req: Request<CheckHavannahWinRequest>,
     ) -> Result<Response<CheckHavannahWinResponse>, Status> {
         Ok(Response::new(havannah::check_win(req.into_inner())?))
+    }
+
+    async fn check_renju(
+        &self,
+        req: Request<CheckRenjuRequest>,
+    ) -> Result<Response<CheckRenjuResponse>, Status> {
+        Ok(Response::new(renju::check(req.into_inner())?))
+    }
+
+    async fn renju_forbidden_map(
+        &self,
+        req: Request<RenjuForbiddenMapRequest>,
+    ) -> Result<Response<RenjuForbiddenMapResponse>, Status> {
+        Ok(Response::new(renju::forbidden_map(req.into_inner())?))
     }
 }

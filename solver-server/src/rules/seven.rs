@@ -3,8 +3,7 @@
 use solver_core::games::seven::{Hypergraph, Position};
 use solver_proto::convert::{WireError, seven};
 use solver_proto::v1::{
-    SevenEdge, SevenEdgesRequest, SevenEdgesResponse, SevenPotentialRequest,
-    SevenPotentialResponse,
+    SevenEdge, SevenEdgesRequest, SevenEdgesResponse, SevenPotentialRequest, SevenPotentialResponse,
 };
 
 use crate::error::Error;

@@ -1,0 +1,403 @@
+//! `solver seven ...`: the (4, n, 7^tr) commands.
+
+use clap::{Args, Subcommand, ValueEnum};
+use rand::{Rng, SeedableRng, rngs::StdRng};
+use serde_json::json;
+use solver_core::games::seven::{
+    Cols, EdgeSet, Hypergraph, Position, Side, SolveReport, Technique, board::cells_of,
+};
+use solver_core::pns::{Limits, Outcome, Value};
+
+use crate::cli::usage;
+
+/// The (4, n, 7^tr) commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print every hyperedge (cell names, canonical order) and the count.
+    Edges {
+        /// Board width n, 4..=32.
+        #[arg(long)]
+        cols: u32,
+        /// Which edge set: the paper's (default) or the seed harness's.
+        #[arg(long, value_enum, default_value_t = EdgesArg::Paper)]
+        edges: EdgesArg,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the l-line histogram, pot and phi of the empty board or of a position.
+    Potential {
+        #[command(flatten)]
+        board: BoardArgs,
+        /// Which edge set: the paper's (default) or the seed harness's.
+        #[arg(long, value_enum, default_value_t = EdgesArg::Paper)]
+        edges: EdgesArg,
+        /// Print one JSON object instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Solve a position with the PNS+ engine in this process and print the winner.
+    Solve(SolveArgs),
+    /// Play a seeded uniformly random game and print it move by move.
+    Simulate {
+        /// Board width n, 4..=32.
+        #[arg(long)]
+        cols: u32,
+        /// Random seed.
+        #[arg(long, default_value_t = 42)]
+        seed: u64,
+        /// Stop after this many moves.
+        #[arg(long, default_value_t = 128)]
+        max_moves: u32,
+        /// Print JSON lines instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Arguments of `solver seven solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Board width n, 4..=32 (required unless --jsonl).
+    #[arg(long, required_unless_present = "jsonl")]
+    pub cols: Option<u32>,
+    /// The 4 rows joined by '/', top row first: '.' empty, 'M' Maker, 'B' Breaker.
+    /// Default: the empty board.
+    #[arg(long)]
+    pub board: Option<String>,
+    /// The side to move.
+    #[arg(long, default_value = "maker")]
+    pub to_move: Side,
+    /// Switch a PNS+ technique off (repeatable): forced-move, maker-win-stop, breaker-win-stop,
+    /// dead-squares, dominated-squares, mirror-tt, heuristics.
+    #[arg(long = "disable", value_name = "TECHNIQUE")]
+    pub disable: Vec<String>,
+    /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Prove or refute every move of the side to move, not just the ones the proof needs.
+    #[arg(long)]
+    pub all_moves: bool,
+    /// Solve one position per line of this file (fields n, board, to_move, optional id) and
+    /// print one JSON result per line.
+    #[arg(long, conflicts_with_all = ["cols", "board"])]
+    pub jsonl: Option<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The edge sets a user can pick.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum EdgesArg {
+    /// The paper's (4, n, 7^tr) hypergraph.
+    Paper,
+    /// The seed harness's edge set (not the paper's game).
+    SeedHarness,
+}
+
+impl From<EdgesArg> for EdgeSet {
+    fn from(e: EdgesArg) -> Self {
+        match e {
+            EdgesArg::Paper => EdgeSet::Paper,
+            EdgesArg::SeedHarness => EdgeSet::SeedHarness,
+        }
+    }
+}
+
+/// A board given on the command line: a width, and optionally the rows and side to move.
+#[derive(Debug, Args)]
+pub struct BoardArgs {
+    /// Board width n, 4..=32.
+    #[arg(long)]
+    pub cols: u32,
+    /// The 4 rows joined by '/', top row first: '.' empty, 'M' Maker, 'B' Breaker.
+    /// Default: the empty board.
+    #[arg(long)]
+    pub board: Option<String>,
+    /// The side to move.
+    #[arg(long, default_value = "maker")]
+    pub to_move: Side,
+}
+
+impl BoardArgs {
+    /// The validated position.
+    pub fn position(&self) -> anyhow::Result<Position> {
+        let cols = cols(self.cols)?;
+        let pos = match &self.board {
+            None => Position::empty(cols, self.to_move),
+            Some(text) => Position::from_compact(text, self.to_move)
+                .map_err(|e| usage(format!("--board: {e}")))?,
+        };
+        if pos.cols() != cols {
+            return Err(usage(format!(
+                "--board: rows are {} wide but --cols is {cols}",
+                pos.cols()
+            )));
+        }
+        Ok(pos)
+    }
+}
+
+fn cols(n: u32) -> anyhow::Result<Cols> {
+    Cols::try_from(n).map_err(|e| usage(format!("--cols: {e}")))
+}
+
+/// Runs one `solver seven` command.
+pub async fn run(cmd: Command) -> anyhow::Result<()> {
+    match cmd {
+        Command::Edges {
+            cols: n,
+            edges,
+            json,
+        } => print_edges(&Hypergraph::build(cols(n)?, edges.into()), json),
+        Command::Potential { board, edges, json } => {
+            let pos = board.position()?;
+            print_potential(&pos, &Hypergraph::build(pos.cols(), edges.into()), json);
+            Ok(())
+        }
+        Command::Solve(args) => solve(&args),
+        Command::Simulate {
+            cols: n,
+            seed,
+            max_moves,
+            json,
+        } => simulate(cols(n)?, seed, max_moves, json),
+    }
+}
+
+fn print_edges(hg: &Hypergraph, json: bool) -> anyhow::Result<()> {
+    let names: Vec<Vec<String>> = hg
+        .edges()
+        .iter()
+        .map(|&e| Hypergraph::edge_names(e))
+        .collect();
+    if json {
+        let out = json!({"n": hg.cols().get(), "num_edges": names.len(), "edges": names});
+        println!("{out}");
+    } else {
+        for edge in &names {
+            println!("{}", edge.join(" "));
+        }
+        println!("{} edges", names.len());
+    }
+    Ok(())
+}
+
+fn print_potential(pos: &Position, hg: &Hypergraph, json: bool) {
+    let p = pos.potential(hg);
+    if json {
+        let lines: serde_json::Map<String, serde_json::Value> = (1..8)
+            .filter(|&l| p.lines[l] > 0)
+            .map(|l| (l.to_string(), json!(p.lines[l])))
+            .collect();
+        let out = json!({
+            "n": pos.cols().get(),
+            "board": pos.rows(),
+            "to_move": pos.to_move().as_str(),
+            "lines": lines,
+            "pot": p.pot().to_string(),
+            "pot_float": p.pot().to_f64(),
+            "phi": p.phi().to_string(),
+            "phi_float": p.phi().to_f64(),
+            "maker_won": pos.maker_won(hg),
+            "breaker_certificate": pos.breaker_certificate(hg),
+        });
+        println!("{out}");
+    } else {
+        println!("l-line histogram (x_l = edges with no Breaker cell and l empty cells):");
+        for l in 1..8 {
+            println!("  x_{l} = {}", p.lines[l]);
+        }
+        println!(
+            "pot = sum x_l 2^-(l-1) = {} ({})",
+            p.pot(),
+            p.pot().to_f64()
+        );
+        println!(
+            "phi = pot / 2          = {} ({})",
+            p.phi(),
+            p.phi().to_f64()
+        );
+        println!("Maker has won: {}", yes_no(pos.maker_won(hg)));
+    }
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b { "yes" } else { "no" }
+}
+
+fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result<()> {
+    let hg = Hypergraph::paper(cols);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut pos = Position::empty(cols, Side::Maker);
+    if !json {
+        println!(
+            "{:>4}  {:<7}  {:<4}  {:>10}  {:<9}  certificate",
+            "move", "player", "cell", "pot", "maker won"
+        );
+    }
+    for number in 1..=max_moves {
+        let empty: Vec<_> = cells_of(pos.empty_cells()).collect();
+        if empty.is_empty() {
+            break;
+        }
+        let cell = empty[rng.random_range(0..empty.len())];
+        let player = pos.to_move();
+        pos = pos.play(cell).map_err(anyhow::Error::msg)?;
+        let pot = pos.potential(&hg).pot();
+        let (won, cert) = (pos.maker_won(&hg), pos.breaker_certificate(&hg));
+        if json {
+            println!(
+                "{}",
+                json!({"move": number, "player": player.as_str(), "cell": cell.name(),
+                "pot": pot.to_string(), "pot_float": pot.to_f64(), "maker_won": won, "breaker_certificate": cert})
+            );
+        } else {
+            println!(
+                "{number:>4}  {:<7}  {:<4}  {:>10}  {:<9}  {}",
+                player.as_str(),
+                cell.name(),
+                pot.to_string(),
+                yes_no(won),
+                yes_no(cert)
+            );
+        }
+        if won || cert {
+            break;
+        }
+    }
+    Ok(())
+}
+
+fn solve(args: &SolveArgs) -> anyhow::Result<()> {
+    let disabled = args
+        .disable
+        .iter()
+        .map(|t| {
+            t.parse::<Technique>()
+                .map_err(|e| usage(format!("--disable: {e}")))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let limits = Limits {
+        max_nodes: args.max_nodes,
+        ..Limits::default()
+    };
+    if let Some(path) = &args.jsonl {
+        return crate::cli::for_each_jsonl(path, |rec| {
+            let pos = position_of_record(rec)?;
+            Ok(solve_json(
+                &pos,
+                &solve_live(pos, &disabled, &limits, args.all_moves)?,
+            ))
+        });
+    }
+    let board = BoardArgs {
+        cols: args.cols.unwrap_or_default(),
+        board: args.board.clone(),
+        to_move: args.to_move,
+    };
+    let pos = board.position()?;
+    let report = solve_live(pos, &disabled, &limits, args.all_moves)?;
+    if args.json {
+        println!("{}", solve_json(&pos, &report));
+    } else {
+        print_report(&pos, &report);
+    }
+    Ok(())
+}
+
+/// Solves a position that is still a live game (Maker has not already won).
+fn solve_live(
+    pos: Position,
+    disabled: &[Technique],
+    limits: &Limits,
+    all: bool,
+) -> anyhow::Result<SolveReport> {
+    if pos.maker_won(&Hypergraph::paper(pos.cols())) {
+        return Err(usage("board: Maker already owns an edge; the game is over"));
+    }
+    Ok(solver_core::games::seven::solve(pos, disabled, limits, all))
+}
+
+/// A position from a JSON record with fields `n`, `board` (4 row strings or the '/' form) and
+/// `to_move`.
+fn position_of_record(rec: &serde_json::Value) -> anyhow::Result<Position> {
+    let to_move: Side = rec["to_move"]
+        .as_str()
+        .ok_or_else(|| usage("to_move: missing (maker or breaker)"))?
+        .parse()
+        .map_err(|e: String| usage(format!("to_move: {e}")))?;
+    let pos = match &rec["board"] {
+        serde_json::Value::String(s) => Position::from_compact(s, to_move),
+        serde_json::Value::Array(rows) => {
+            let rows: Vec<&str> = rows.iter().map(|r| r.as_str().unwrap_or("?")).collect();
+            Position::from_rows(&rows, to_move)
+        }
+        _ => return Err(usage("board: missing (4 row strings)")),
+    }
+    .map_err(|e| usage(format!("board: {e}")))?;
+    if let Some(n) = rec["n"].as_u64() {
+        if n != u64::from(pos.cols().get()) {
+            return Err(usage(format!(
+                "n: is {n} but the rows are {} wide",
+                pos.cols()
+            )));
+        }
+    }
+    Ok(pos)
+}
+
+fn winner_of(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Solved(Value::Proven) => "maker",
+        Outcome::Solved(Value::Disproven) => "breaker",
+        Outcome::Unknown { .. } => "unknown",
+    }
+}
+
+fn solve_json(pos: &Position, r: &SolveReport) -> serde_json::Value {
+    let mut out = json!({
+        "n": pos.cols().get(),
+        "board": pos.rows(),
+        "to_move": pos.to_move().as_str(),
+        "winner": winner_of(r.outcome),
+        "winning_moves": r.winning_moves.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "nodes": r.stats.nodes_created,
+        "nodes_expanded": r.stats.nodes_expanded,
+        "tt_entries": r.tt_entries,
+        "time_ms": r.stats.elapsed.as_secs_f64() * 1000.0,
+        "peak_memory_bytes": r.approx_bytes,
+    });
+    if let Outcome::Unknown { pn, dn } = r.outcome {
+        out["root_pn"] = json!(pn);
+        out["root_dn"] = json!(dn);
+    }
+    out
+}
+
+fn print_report(pos: &Position, r: &SolveReport) {
+    println!(
+        "position:       {pos} ({} to move, n = {})",
+        pos.to_move(),
+        pos.cols()
+    );
+    println!("winner:         {}", winner_of(r.outcome));
+    if !r.winning_moves.is_empty() {
+        let names: Vec<String> = r.winning_moves.iter().map(|c| c.name()).collect();
+        println!("winning moves:  {}", names.join(" "));
+    }
+    if let Outcome::Unknown { pn, dn } = r.outcome {
+        println!("root pn / dn:   {pn} / {dn}");
+    }
+    println!(
+        "nodes:          {} created, {} expanded",
+        r.stats.nodes_created, r.stats.nodes_expanded
+    );
+    println!("tt entries:     {}", r.tt_entries);
+    println!("time:           {:.3} s", r.stats.elapsed.as_secs_f64());
+    println!(
+        "peak memory:    {:.1} MiB (DAG and table, approximate)",
+        r.approx_bytes as f64 / (1024.0 * 1024.0)
+    );
+}

@@ -98,10 +98,14 @@ pub fn analyze(board: &Board, player: Player, last: Option<Cell>) -> Analysis {
         out.kinds.insert(Kind::Ring);
         out.ring = Some(ring_witness(&t, &g, tr, p));
     }
-    // Groups in order of preference: the move's first.
+    // Groups in order of preference: the move's first; only groups with a border stone can
+    // hold a corner or touch a side.
     for &i in stones.iter().rev() {
         if out.bridge.is_some() && out.fork.is_some() {
             break;
+        }
+        if t.edge_bits(i) == 0 && Some(i) != last {
+            continue;
         }
         let r = t.find(i);
         let mask = t.root_mask(r);

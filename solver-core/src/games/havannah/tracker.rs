@@ -228,6 +228,11 @@ impl Tracker {
         self.mask[root]
     }
 
+    /// The fixed corner / side bit of padded index `i` (0 for inner cells).
+    pub(crate) fn edge_bits(&self, i: usize) -> u16 {
+        self.edge[i]
+    }
+
     /// The code at padded index `i`.
     pub(crate) fn code(&self, i: usize) -> u8 {
         self.cells[i]

@@ -33,7 +33,8 @@ pub struct Analysis {
     /// The structures, as a set.
     pub kinds: KindSet,
     /// The ring's cells in order around the loop (each adjacent to the next and the last to
-    /// the first), if the player has a ring.
+    /// the first), if the player has a ring. When the move closed the ring the loop passes
+    /// through it, unless the move is itself the centre of six own stones (then those six).
     pub ring: Option<Vec<Cell>>,
     /// A bridge, if any.
     pub bridge: Option<BridgeWitness>,

@@ -61,8 +61,8 @@ pub fn for_each_jsonl(
         }
         let input: serde_json::Value = serde_json::from_str(&line)
             .map_err(|e| usage(format!("{}:{}: not JSON: {e}", path.display(), i + 1)))?;
-        let mut result = answer(&input)
-            .map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
+        let mut result =
+            answer(&input).map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
         if let (Some(id), Some(obj)) = (input.get("id"), result.as_object_mut()) {
             obj.insert("id".into(), id.clone());
         }

@@ -2,6 +2,7 @@
 //!
 //! # Layout
 //!
+//! - [`pns`]: proof-number search over AND/OR DAGs, generic over a [`pns::Game`].
 //! - [`games`]: one module per game (`seven`, `havannah`, `hex`, `renju`) with its board,
 //!   rules and notation.
 //!
@@ -10,3 +11,4 @@
 #![deny(missing_docs)]
 
 pub mod games;
+pub mod pns;

@@ -173,8 +173,7 @@ mod tests {
     fn paper_edges_are_mirror_symmetric() {
         for n in 4..=32 {
             let hg = Hypergraph::paper(cols(n));
-            let mut mirrored: Vec<u128> =
-                hg.edges().iter().map(|&e| hg.cols().mirror(e)).collect();
+            let mut mirrored: Vec<u128> = hg.edges().iter().map(|&e| hg.cols().mirror(e)).collect();
             mirrored.sort_unstable();
             let mut edges = hg.edges().to_vec();
             edges.sort_unstable();

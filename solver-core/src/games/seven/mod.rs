@@ -7,6 +7,7 @@
 //! - [`hypergraph`]: the paper's hyperedges (and the seed harness's edge set, for comparison).
 //! - [`position`]: positions, their text form, l-lines, `pot` / `phi`, win and certificate tests,
 //!   and the mirror-canonical key.
+//! - [`solver`]: the game as a proof-number-search [`crate::pns::Game`] with the PNS+ reductions.
 //!
 //! Cells are bits of a `u128`, column-major: cell `(r, c)` is bit `4 c + r`, so a board of up to
 //! 32 columns fits and the mirror `c -> n-1-c` is a bit reversal.
@@ -24,7 +25,9 @@
 pub mod board;
 pub mod hypergraph;
 pub mod position;
+pub mod solver;
 
 pub use board::{Cell, Cols, ParseCellError};
 pub use hypergraph::{EdgeSet, Hypergraph};
 pub use position::{Dyadic, Key, ParsePositionError, Position, Potential, Side};
+pub use solver::{Rules, SevenGame, Technique, UnknownTechnique};

@@ -107,7 +107,12 @@ impl Position {
     ///
     /// # Errors
     /// A message when the masks overlap or leave the board.
-    pub fn from_masks(cols: Cols, maker: u128, breaker: u128, to_move: Side) -> Result<Self, String> {
+    pub fn from_masks(
+        cols: Cols,
+        maker: u128,
+        breaker: u128,
+        to_move: Side,
+    ) -> Result<Self, String> {
         if maker & breaker != 0 {
             return Err("a cell belongs to both Maker and Breaker".into());
         }
@@ -272,6 +277,11 @@ impl Position {
             breaker: self.cols.mirror(self.breaker),
             ..*self
         }
+    }
+
+    /// The exact key of this position (no symmetry).
+    pub fn key(&self) -> Key {
+        Key::of(self)
     }
 
     /// The mirror-canonical transposition key: the smaller of the keys of the position and of

@@ -1,0 +1,356 @@
+//! (4, n, 7^tr) as a proof-number-search [`Game`], with the PNS+ reductions of the paper
+//! (Czifra et al., Sec. IV; `shared/specs/seven-in-a-row.md`), each switchable by name.
+//!
+//! OR = Maker to move; "proven" = Maker wins.
+
+use std::collections::BTreeSet;
+use std::fmt;
+use std::sync::Arc;
+
+use super::board::{Cell, Cols, cells_of};
+use super::hypergraph::Hypergraph;
+use super::position::{Key, Position, Side};
+use crate::pns::{Game, NodeType, Number, Value};
+
+/// A PNS+ technique that can be switched off for ablation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Technique {
+    /// Forced moves: Breaker must take the cell of a 1-line (two distinct 1-line cells: Maker
+    /// wins); Maker facing a genuine crossing of two 2-lines plays the crossing.
+    ForcedMove,
+    /// Maker-win stop (Thm IV.1): Maker to move with a 1-line, or with a cell in two 2-lines
+    /// whose other cells differ, wins.
+    MakerWinStop,
+    /// Breaker-win stop: Breaker to move and `phi < 1` (Erdős–Selfridge, the stronger form of
+    /// Thm II.1 that the anchor code uses; `pot < 1` is the paper's statement).
+    BreakerWinStop,
+    /// Dead squares: an empty cell on no free line is given to Breaker.
+    DeadSquares,
+    /// Dominated squares and partial pairing: two cells that lie only in the same free line are
+    /// paired off (the line is killed); a cell lying only in a 2-line is never played when the
+    /// line's other cell lies in more lines (that cell dominates it for both sides).
+    DominatedSquares,
+    /// The transposition key is mirror-canonical (`c -> n-1-c`).
+    MirrorTt,
+    /// Heuristic pn/dn initialisation: dn = 1000^phi, pn = 1 + 10 P(Breaker wins) from the
+    /// anchor's logistic regression (spec, "Heuristic initialisation").
+    Heuristics,
+}
+
+impl Technique {
+    /// Every technique, in a fixed order.
+    pub const ALL: [Technique; 7] = [
+        Technique::ForcedMove,
+        Technique::MakerWinStop,
+        Technique::BreakerWinStop,
+        Technique::DeadSquares,
+        Technique::DominatedSquares,
+        Technique::MirrorTt,
+        Technique::Heuristics,
+    ];
+
+    /// The technique's name on the command line and the wire.
+    pub fn name(self) -> &'static str {
+        match self {
+            Technique::ForcedMove => "forced-move",
+            Technique::MakerWinStop => "maker-win-stop",
+            Technique::BreakerWinStop => "breaker-win-stop",
+            Technique::DeadSquares => "dead-squares",
+            Technique::DominatedSquares => "dominated-squares",
+            Technique::MirrorTt => "mirror-tt",
+            Technique::Heuristics => "heuristics",
+        }
+    }
+}
+
+impl fmt::Display for Technique {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An unknown technique name; it carries the name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)")]
+pub struct UnknownTechnique(pub String);
+
+impl std::str::FromStr for Technique {
+    type Err = UnknownTechnique;
+    fn from_str(s: &str) -> Result<Self, UnknownTechnique> {
+        Technique::ALL
+            .into_iter()
+            .find(|t| t.name() == s)
+            .ok_or_else(|| UnknownTechnique(s.to_string()))
+    }
+}
+
+/// What a search of this game shares: the hypergraph and the techniques switched on.
+#[derive(Debug)]
+pub struct Rules {
+    hg: Hypergraph,
+    enabled: BTreeSet<Technique>,
+}
+
+impl Rules {
+    /// The paper's hypergraph for `cols` with every technique on except `disabled`.
+    pub fn new(cols: Cols, disabled: &[Technique]) -> Arc<Self> {
+        Arc::new(Rules {
+            hg: Hypergraph::paper(cols),
+            enabled: Technique::ALL
+                .into_iter()
+                .filter(|t| !disabled.contains(t))
+                .collect(),
+        })
+    }
+
+    fn on(&self, t: Technique) -> bool {
+        self.enabled.contains(&t)
+    }
+
+    /// The hypergraph.
+    pub fn hypergraph(&self) -> &Hypergraph {
+        &self.hg
+    }
+}
+
+/// A (4, n, 7^tr) position as a PNS [`Game`].
+#[derive(Clone)]
+pub struct SevenGame {
+    pos: Position,
+    rules: Arc<Rules>,
+}
+
+impl fmt::Debug for SevenGame {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "SevenGame({} {})", self.pos, self.pos.to_move())
+    }
+}
+
+/// The free lines of a position: for every edge with no Breaker cell, its empty cells.
+struct Lines {
+    /// Empty cells of each free line.
+    residual: Vec<u128>,
+    /// Union of the free lines' empty cells.
+    live: u128,
+    /// Cells of 1-lines.
+    ones: u128,
+    /// Number of free lines through each cell.
+    degree: [u8; 128],
+    /// A genuine crossing of two 2-lines (two 2-lines through it with different other cells).
+    crossing: Option<Cell>,
+    /// True when Maker owns a whole edge.
+    maker_won: bool,
+}
+
+impl Lines {
+    fn of(pos: &Position, hg: &Hypergraph) -> Lines {
+        let empty = pos.empty_cells();
+        let mut l = Lines {
+            residual: Vec::with_capacity(hg.edges().len()),
+            live: 0,
+            ones: 0,
+            degree: [0; 128],
+            crossing: None,
+            maker_won: false,
+        };
+        let mut partner = [u8::MAX; 128];
+        for &e in hg.edges() {
+            if e & pos.breaker() != 0 {
+                continue;
+            }
+            let r = e & empty;
+            match r.count_ones() {
+                0 => l.maker_won = true,
+                1 => l.ones |= r,
+                2 => {
+                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    for (x, y) in [(a, b), (b, a)] {
+                        if partner[x] == u8::MAX {
+                            partner[x] = y as u8;
+                        } else if usize::from(partner[x]) != y && l.crossing.is_none() {
+                            l.crossing = Some(Cell(x as u8));
+                        }
+                    }
+                }
+                _ => {}
+            }
+            for c in cells_of(r) {
+                l.degree[c.index()] += 1;
+            }
+            l.live |= r;
+            l.residual.push(r);
+        }
+        l
+    }
+}
+
+impl SevenGame {
+    /// The game at `pos` under `rules`.
+    ///
+    /// # Errors
+    /// A message when the width differs from the rules' hypergraph.
+    pub fn new(pos: Position, rules: Arc<Rules>) -> Result<Self, String> {
+        if pos.cols() != rules.hg.cols() {
+            return Err(format!("position is {} wide, rules are for {}", pos.cols(), rules.hg.cols()));
+        }
+        Ok(SevenGame { pos, rules })
+    }
+
+    /// The current (possibly simplified) position.
+    pub fn position(&self) -> &Position {
+        &self.pos
+    }
+
+    /// One round of the decisions and reductions. `Err(value)` when decided, `Ok(true)` when the
+    /// position changed (run again), `Ok(false)` at the fixpoint.
+    fn step(&mut self) -> Result<bool, Value> {
+        let rules = Arc::clone(&self.rules);
+        let l = Lines::of(&self.pos, &rules.hg);
+        if l.maker_won {
+            return Err(Value::Proven);
+        }
+        if l.residual.is_empty() {
+            return Err(Value::Disproven);
+        }
+        let (forced, maker_stop) = (rules.on(Technique::ForcedMove), rules.on(Technique::MakerWinStop));
+        match self.pos.to_move() {
+            Side::Maker => {
+                if maker_stop && (l.ones != 0 || l.crossing.is_some()) || forced && l.ones != 0 {
+                    return Err(Value::Proven);
+                }
+            }
+            Side::Breaker => {
+                if (forced || maker_stop) && l.ones.count_ones() >= 2 {
+                    return Err(Value::Proven);
+                }
+                if rules.on(Technique::BreakerWinStop) && l.ones == 0 {
+                    let phi = self.pos.potential(&rules.hg).phi();
+                    if phi < super::position::Dyadic::ONE {
+                        return Err(Value::Disproven);
+                    }
+                }
+            }
+        }
+        let empty = self.pos.empty_cells();
+        if rules.on(Technique::DeadSquares) && empty & !l.live != 0 {
+            self.pos.assign(Side::Breaker, empty & !l.live);
+            return Ok(true);
+        }
+        if rules.on(Technique::DominatedSquares) {
+            for &r in &l.residual {
+                let lonely: u128 = cells_of(r)
+                    .filter(|c| l.degree[c.index()] == 1)
+                    .fold(0, |m, c| m | c.bit());
+                if lonely.count_ones() >= 2 {
+                    // Pairing: Maker takes one, Breaker the other; the line dies and both cells
+                    // lie on no other free line, so both may as well be Breaker's.
+                    let first = lonely & lonely.wrapping_neg();
+                    let rest = lonely & !first;
+                    let two = first | (rest & rest.wrapping_neg());
+                    self.pos.assign(Side::Breaker, two);
+                    return Ok(true);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// The cells worth playing: forced moves first, else every live cell minus dominated ones.
+    fn moves(&self) -> u128 {
+        let rules = &self.rules;
+        let l = Lines::of(&self.pos, &rules.hg);
+        let empty = self.pos.empty_cells();
+        if rules.on(Technique::ForcedMove) {
+            match self.pos.to_move() {
+                Side::Breaker if l.ones != 0 => return l.ones,
+                Side::Maker => {
+                    if let Some(c) = l.crossing {
+                        return c.bit();
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut moves = empty;
+        if rules.on(Technique::DominatedSquares) {
+            for &r in &l.residual {
+                if r.count_ones() == 2 {
+                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    if l.degree[a] == 1 && l.degree[b] >= 2 {
+                        moves &= !(1u128 << a);
+                    } else if l.degree[b] == 1 && l.degree[a] >= 2 {
+                        moves &= !(1u128 << b);
+                    }
+                }
+            }
+        }
+        moves
+    }
+}
+
+impl Game for SevenGame {
+    type Key = Key;
+    type Move = Cell;
+
+    fn node_type(&self) -> NodeType {
+        match self.pos.to_move() {
+            Side::Maker => NodeType::Or,
+            Side::Breaker => NodeType::And,
+        }
+    }
+
+    fn simplify(&mut self) -> Option<Value> {
+        loop {
+            match self.step() {
+                Err(v) => return Some(v),
+                Ok(true) => continue,
+                Ok(false) => return None,
+            }
+        }
+    }
+
+    fn children(&self) -> Vec<(Cell, Self)> {
+        cells_of(self.moves())
+            .filter_map(|c| {
+                let pos = self.pos.play(c).ok()?;
+                Some((c, SevenGame { pos, rules: Arc::clone(&self.rules) }))
+            })
+            .collect()
+    }
+
+    /// The residual game's key: Maker stones on no free line count as Breaker's (they can no
+    /// longer matter), then mirror-canonical when [`Technique::MirrorTt`] is on.
+    fn key(&self) -> Key {
+        let hg = &self.rules.hg;
+        let empty = self.pos.empty_cells();
+        let free = hg
+            .edges()
+            .iter()
+            .filter(|&&e| e & self.pos.breaker() == 0)
+            .fold(0u128, |m, &e| m | e);
+        let maker = self.pos.maker() & free;
+        let breaker = hg.cols().full_mask() & !maker & !empty;
+        let norm = Position::from_masks(hg.cols(), maker, breaker, self.pos.to_move())
+            .expect("normalised masks stay disjoint and on the board");
+        if self.rules.on(Technique::MirrorTt) {
+            norm.canonical_key()
+        } else {
+            norm.key()
+        }
+    }
+
+    fn estimate(&self) -> (Number, Number) {
+        if !self.rules.on(Technique::Heuristics) {
+            return (1, 1);
+        }
+        let phi = self.pos.potential(&self.rules.hg).phi().to_f64();
+        let empties = f64::from(self.pos.empty_cells().count_ones());
+        let and = if self.pos.to_move() == Side::Breaker { 1.0 } else { 0.0 };
+        // Anchor's regression: log-odds of a Maker win.
+        let log_odds = -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
+        let p_breaker = 1.0 / (1.0 + log_odds.exp());
+        let pn = 100.0 * (1.0 + 10.0 * p_breaker);
+        let dn = 100.0 * 1000f64.powf(phi);
+        (pn.round() as Number, dn.min(1e18).round() as Number)
+    }
+}

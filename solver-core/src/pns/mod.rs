@@ -1,0 +1,71 @@
+//! Proof-number search (PNS) over AND/OR DAGs, generic over a [`Game`].
+//!
+//! The engine never names a game. A [`Game`] is a position that knows whose move it is (OR = the
+//! player we try to prove a win for, AND = the opponent), how to simplify itself to a fixpoint
+//! (sound reductions that may decide it), its children, a canonical transposition key, and an
+//! optional heuristic (pn, dn) for new leaves.
+//!
+//! Proof number (pn): the least number of leaves to prove to prove the node; disproof number
+//! (dn): likewise to disprove. OR node: pn = min over children, dn = sum; AND node: pn = sum,
+//! dn = min (Allis, van der Meulen, van den Herik, "Proof-number search", AI 66, 1994). Nodes
+//! reached by several paths are one node (a transposition table keyed by [`Game::key`]), so the
+//! tree is a DAG; summing over a DAG counts a shared child once per parent (the known
+//! over-estimate of DAG PNS), which affects only the search order, never the values.
+
+mod search;
+
+pub use search::{Limits, Outcome, RootChild, Search, Stats};
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// Proof and disproof numbers: `INFINITY` marks a solved node; finite sums saturate below it.
+pub type Number = u64;
+
+/// The infinite proof or disproof number of a solved node.
+pub const INFINITY: Number = u64::MAX;
+
+/// Whose move it is, in AND/OR terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NodeType {
+    /// The player we try to prove a win for is to move: pn = min, dn = sum.
+    Or,
+    /// The opponent is to move: pn = sum, dn = min.
+    And,
+}
+
+/// The value of a solved position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// The OR player wins.
+    Proven,
+    /// The AND player wins.
+    Disproven,
+}
+
+/// A position the engine can search. See the module docs.
+pub trait Game: Clone {
+    /// Transposition key: equal for positions with equal values (symmetry-reduced).
+    type Key: Copy + Eq + Hash + Debug;
+    /// A move, reported at the root.
+    type Move: Copy + Debug + Eq;
+
+    /// OR when the player we try to prove a win for is to move.
+    fn node_type(&self) -> NodeType;
+
+    /// Applies the game's sound reductions until nothing changes; `Some` when that decides the
+    /// position (including terminal positions).
+    fn simplify(&mut self) -> Option<Value>;
+
+    /// The children of a simplified, undecided position, each with the move leading to it.
+    /// Children need not be simplified; the engine simplifies them.
+    fn children(&self) -> Vec<(Self::Move, Self)>;
+
+    /// The transposition key of a simplified position.
+    fn key(&self) -> Self::Key;
+
+    /// Heuristic (pn, dn) of a new, simplified, undecided leaf, both at least 1. Default (1, 1).
+    fn estimate(&self) -> (Number, Number) {
+        (1, 1)
+    }
+}

@@ -22,6 +22,9 @@ pub enum Command {
     /// The Maker-Breaker game (4, n, 7^tr): edges, potential, random games.
     #[command(subcommand)]
     Seven(crate::seven::Command),
+    /// Renju: five and Black's forbidden moves (check a move, map a board).
+    #[command(subcommand)]
+    Renju(crate::renju::Command),
 }
 
 /// Bad input from the user (a malformed board, a value out of range): exit code 2.

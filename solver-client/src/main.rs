@@ -4,6 +4,7 @@
 //! board).
 
 mod cli;
+mod renju;
 mod seven;
 
 use std::process::ExitCode;
@@ -29,5 +30,6 @@ fn main() -> ExitCode {
 async fn run(args: cli::Cli) -> anyhow::Result<()> {
     match args.command {
         cli::Command::Seven(cmd) => seven::run(cmd).await,
+        cli::Command::Renju(cmd) => renju::run(cmd).await,
     }
 }

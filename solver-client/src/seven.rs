@@ -3,7 +3,10 @@
 use clap::{Args, Subcommand, ValueEnum};
 use rand::{Rng, SeedableRng, rngs::StdRng};
 use serde_json::json;
-use solver_core::games::seven::{Cols, EdgeSet, Hypergraph, Position, Side, board::cells_of};
+use solver_core::games::seven::{
+    Cols, EdgeSet, Hypergraph, Position, Side, SolveReport, Technique, board::cells_of,
+};
+use solver_core::pns::{Limits, Outcome, Value};
 
 use crate::cli::usage;
 
@@ -33,6 +36,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Solve a position with the PNS+ engine in this process and print the winner.
+    Solve(SolveArgs),
     /// Play a seeded uniformly random game and print it move by move.
     Simulate {
         /// Board width n, 4..=32.
@@ -48,6 +53,38 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// Arguments of `solver seven solve`.
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// Board width n, 4..=32 (required unless --jsonl).
+    #[arg(long, required_unless_present = "jsonl")]
+    pub cols: Option<u32>,
+    /// The 4 rows joined by '/', top row first: '.' empty, 'M' Maker, 'B' Breaker.
+    /// Default: the empty board.
+    #[arg(long)]
+    pub board: Option<String>,
+    /// The side to move.
+    #[arg(long, default_value = "maker")]
+    pub to_move: Side,
+    /// Switch a PNS+ technique off (repeatable): forced-move, maker-win-stop, breaker-win-stop,
+    /// dead-squares, dominated-squares, mirror-tt, heuristics.
+    #[arg(long = "disable", value_name = "TECHNIQUE")]
+    pub disable: Vec<String>,
+    /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+    /// Prove or refute every move of the side to move, not just the ones the proof needs.
+    #[arg(long)]
+    pub all_moves: bool,
+    /// Solve one position per line of this file (fields n, board, to_move, optional id) and
+    /// print one JSON result per line.
+    #[arg(long, conflicts_with_all = ["cols", "board"])]
+    pub jsonl: Option<std::path::PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The edge sets a user can pick.
@@ -119,6 +156,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             print_potential(&pos, &Hypergraph::build(pos.cols(), edges.into()), json);
             Ok(())
         }
+        Command::Solve(args) => solve(&args),
         Command::Simulate {
             cols: n,
             seed,
@@ -230,4 +268,136 @@ fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result
         }
     }
     Ok(())
+}
+
+fn solve(args: &SolveArgs) -> anyhow::Result<()> {
+    let disabled = args
+        .disable
+        .iter()
+        .map(|t| {
+            t.parse::<Technique>()
+                .map_err(|e| usage(format!("--disable: {e}")))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let limits = Limits {
+        max_nodes: args.max_nodes,
+        ..Limits::default()
+    };
+    if let Some(path) = &args.jsonl {
+        return crate::cli::for_each_jsonl(path, |rec| {
+            let pos = position_of_record(rec)?;
+            Ok(solve_json(
+                &pos,
+                &solve_live(pos, &disabled, &limits, args.all_moves)?,
+            ))
+        });
+    }
+    let board = BoardArgs {
+        cols: args.cols.unwrap_or_default(),
+        board: args.board.clone(),
+        to_move: args.to_move,
+    };
+    let pos = board.position()?;
+    let report = solve_live(pos, &disabled, &limits, args.all_moves)?;
+    if args.json {
+        println!("{}", solve_json(&pos, &report));
+    } else {
+        print_report(&pos, &report);
+    }
+    Ok(())
+}
+
+/// Solves a position that is still a live game (Maker has not already won).
+fn solve_live(
+    pos: Position,
+    disabled: &[Technique],
+    limits: &Limits,
+    all: bool,
+) -> anyhow::Result<SolveReport> {
+    if pos.maker_won(&Hypergraph::paper(pos.cols())) {
+        return Err(usage("board: Maker already owns an edge; the game is over"));
+    }
+    Ok(solver_core::games::seven::solve(pos, disabled, limits, all))
+}
+
+/// A position from a JSON record with fields `n`, `board` (4 row strings or the '/' form) and
+/// `to_move`.
+fn position_of_record(rec: &serde_json::Value) -> anyhow::Result<Position> {
+    let to_move: Side = rec["to_move"]
+        .as_str()
+        .ok_or_else(|| usage("to_move: missing (maker or breaker)"))?
+        .parse()
+        .map_err(|e: String| usage(format!("to_move: {e}")))?;
+    let pos = match &rec["board"] {
+        serde_json::Value::String(s) => Position::from_compact(s, to_move),
+        serde_json::Value::Array(rows) => {
+            let rows: Vec<&str> = rows.iter().map(|r| r.as_str().unwrap_or("?")).collect();
+            Position::from_rows(&rows, to_move)
+        }
+        _ => return Err(usage("board: missing (4 row strings)")),
+    }
+    .map_err(|e| usage(format!("board: {e}")))?;
+    if let Some(n) = rec["n"].as_u64() {
+        if n != u64::from(pos.cols().get()) {
+            return Err(usage(format!(
+                "n: is {n} but the rows are {} wide",
+                pos.cols()
+            )));
+        }
+    }
+    Ok(pos)
+}
+
+fn winner_of(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Solved(Value::Proven) => "maker",
+        Outcome::Solved(Value::Disproven) => "breaker",
+        Outcome::Unknown { .. } => "unknown",
+    }
+}
+
+fn solve_json(pos: &Position, r: &SolveReport) -> serde_json::Value {
+    let mut out = json!({
+        "n": pos.cols().get(),
+        "board": pos.rows(),
+        "to_move": pos.to_move().as_str(),
+        "winner": winner_of(r.outcome),
+        "winning_moves": r.winning_moves.iter().map(|c| c.name()).collect::<Vec<_>>(),
+        "nodes": r.stats.nodes_created,
+        "nodes_expanded": r.stats.nodes_expanded,
+        "tt_entries": r.tt_entries,
+        "time_ms": r.stats.elapsed.as_secs_f64() * 1000.0,
+        "peak_memory_bytes": r.approx_bytes,
+    });
+    if let Outcome::Unknown { pn, dn } = r.outcome {
+        out["root_pn"] = json!(pn);
+        out["root_dn"] = json!(dn);
+    }
+    out
+}
+
+fn print_report(pos: &Position, r: &SolveReport) {
+    println!(
+        "position:       {pos} ({} to move, n = {})",
+        pos.to_move(),
+        pos.cols()
+    );
+    println!("winner:         {}", winner_of(r.outcome));
+    if !r.winning_moves.is_empty() {
+        let names: Vec<String> = r.winning_moves.iter().map(|c| c.name()).collect();
+        println!("winning moves:  {}", names.join(" "));
+    }
+    if let Outcome::Unknown { pn, dn } = r.outcome {
+        println!("root pn / dn:   {pn} / {dn}");
+    }
+    println!(
+        "nodes:          {} created, {} expanded",
+        r.stats.nodes_created, r.stats.nodes_expanded
+    );
+    println!("tt entries:     {}", r.tt_entries);
+    println!("time:           {:.3} s", r.stats.elapsed.as_secs_f64());
+    println!(
+        "peak memory:    {:.1} MiB (DAG and table, approximate)",
+        r.approx_bytes as f64 / (1024.0 * 1024.0)
+    );
 }

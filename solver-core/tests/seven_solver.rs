@@ -7,14 +7,24 @@ use solver_core::games::seven::{Hypergraph, Position, Rules, SevenGame, Side, Te
 use solver_core::pns::{Limits, Outcome, Search, Value};
 
 fn testdata(name: &str) -> Vec<Json> {
-    let path = format!("{}/../../shared/testdata/seven-in-a-row/{name}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/../../shared/testdata/seven-in-a-row/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| serde_json::from_str(l).expect("JSON")).collect()
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect()
 }
 
 fn position(rec: &Json) -> Position {
     let rows: Vec<String> = serde_json::from_value(rec["board"].clone()).expect("rows");
-    let side: Side = rec["to_move"].as_str().expect("to_move").parse().expect("side");
+    let side: Side = rec["to_move"]
+        .as_str()
+        .expect("to_move")
+        .parse()
+        .expect("side");
     Position::from_rows(&rows, side).expect("valid")
 }
 
@@ -57,7 +67,11 @@ fn brute(pos: &Position, hg: &Hypergraph, memo: &mut HashMap<(u128, u128, Side),
             break;
         }
     }
-    let v = if pos.to_move() == Side::Maker { any } else { all };
+    let v = if pos.to_move() == Side::Maker {
+        any
+    } else {
+        all
+    };
     memo.insert(key, v);
     v
 }
@@ -66,25 +80,47 @@ fn brute(pos: &Position, hg: &Hypergraph, memo: &mut HashMap<(u128, u128, Side),
 fn positions_get_their_winner_with_every_technique_on() {
     for rec in testdata("positions.jsonl") {
         let got = winner(solve(position(&rec), &[]));
-        assert_eq!(got, rec["winner"].as_str().expect("winner"), "{}", rec["id"]);
+        assert_eq!(
+            got,
+            rec["winner"].as_str().expect("winner"),
+            "{}",
+            rec["id"]
+        );
     }
 }
 
 #[test]
 fn positions_get_their_winner_with_each_technique_off() {
     for t in Technique::ALL {
-        for rec in testdata("positions.jsonl").iter().filter(|r| r["n"].as_u64() <= Some(9)) {
+        for rec in testdata("positions.jsonl")
+            .iter()
+            .filter(|r| r["n"].as_u64() <= Some(9))
+        {
             let got = winner(solve(position(rec), &[t]));
-            assert_eq!(got, rec["winner"].as_str().expect("winner"), "{} without {t}", rec["id"]);
+            assert_eq!(
+                got,
+                rec["winner"].as_str().expect("winner"),
+                "{} without {t}",
+                rec["id"]
+            );
         }
     }
 }
 
 #[test]
 fn empty_boards_up_to_nine() {
-    for rec in testdata("empty_boards.jsonl").iter().filter(|r| r["n"].as_u64() <= Some(9)) {
+    for rec in testdata("empty_boards.jsonl")
+        .iter()
+        .filter(|r| r["n"].as_u64() <= Some(9))
+    {
         let got = winner(solve(position(rec), &[]));
-        assert_eq!(got, rec["winner"].as_str().expect("winner"), "n={} {}", rec["n"], rec["to_move"]);
+        assert_eq!(
+            got,
+            rec["winner"].as_str().expect("winner"),
+            "n={} {}",
+            rec["n"],
+            rec["to_move"]
+        );
     }
 }
 
@@ -97,7 +133,14 @@ fn agrees_with_brute_force_on_small_boards() {
         let hg = Hypergraph::paper(cols);
         let mut memo = HashMap::new();
         for _ in 0..(if n == 4 { 300 } else { 80 }) {
-            let mut pos = Position::empty(cols, if rng.random() { Side::Maker } else { Side::Breaker });
+            let mut pos = Position::empty(
+                cols,
+                if rng.random() {
+                    Side::Maker
+                } else {
+                    Side::Breaker
+                },
+            );
             for cell in cols.iter_cells() {
                 match rng.random_range(0..10) {
                     0..=2 => pos.assign(Side::Maker, cell.bit()),
@@ -109,7 +152,11 @@ fn agrees_with_brute_force_on_small_boards() {
                 continue;
             }
             let want = brute(&pos, &hg, &mut memo);
-            for disabled in [&[][..], &[Technique::DominatedSquares], &[Technique::ForcedMove, Technique::MakerWinStop]] {
+            for disabled in [
+                &[][..],
+                &[Technique::DominatedSquares],
+                &[Technique::ForcedMove, Technique::MakerWinStop],
+            ] {
                 let got = solve(pos, disabled) == Value::Proven;
                 assert_eq!(got, want, "{pos} {} without {disabled:?}", pos.to_move());
             }

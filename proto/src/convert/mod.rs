@@ -1,6 +1,7 @@
 //! Wire <-> domain conversions. Invalid wire data is rejected here, once, with a
 //! [`WireError`] naming the offending field.
 
+pub mod renju;
 pub mod seven;
 
 /// A request field that does not hold a valid value.

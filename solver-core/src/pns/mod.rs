@@ -14,7 +14,7 @@
 
 mod search;
 
-pub use search::{Limits, Outcome, RootChild, Search, Stats};
+pub use search::{ChildReport, Limits, Outcome, RootChild, Search, Stats};
 
 use std::fmt::Debug;
 use std::hash::Hash;

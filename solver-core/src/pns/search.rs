@@ -59,6 +59,23 @@ pub struct RootChild<M> {
     pub dn: Number,
 }
 
+/// A child of a searched position, as a worker reports it (see [`Search::child_reports`]).
+#[derive(Debug, Clone)]
+pub struct ChildReport<G: Game> {
+    /// The move leading to the child.
+    pub mv: G::Move,
+    /// The child's transposition key.
+    pub key: G::Key,
+    /// The child's simplified position.
+    pub position: G,
+    /// Its proof number.
+    pub pn: Number,
+    /// Its disproof number.
+    pub dn: Number,
+    /// Its value, if solved.
+    pub value: Option<Value>,
+}
+
 struct Node {
     pn: Number,
     dn: Number,
@@ -160,6 +177,49 @@ impl<G: Game> Search<G> {
             .collect()
     }
 
+    /// The bounded-mode report of a worker's job: for each child of `root` (the position this
+    /// search started from), its simplified position, key, (pn, dn) and value if solved. Children
+    /// the search never generated are simplified now and get their initial numbers.
+    pub fn child_reports(&self, root: &G) -> Vec<ChildReport<G>> {
+        let mut root = root.clone();
+        if root.simplify().is_some() {
+            return Vec::new();
+        }
+        root.children()
+            .into_iter()
+            .map(|(mv, mut child)| {
+                let solved = child.simplify();
+                let key = child.key();
+                let (pn, dn) = match (self.table.get(&key), solved) {
+                    (Some(&id), _) => (self.nodes[id as usize].pn, self.nodes[id as usize].dn),
+                    (None, Some(Value::Proven)) => (0, INFINITY),
+                    (None, Some(Value::Disproven)) => (INFINITY, 0),
+                    (None, None) => child.estimate(),
+                };
+                let value = match (pn, dn) {
+                    (0, _) => Some(Value::Proven),
+                    (_, 0) => Some(Value::Disproven),
+                    _ => None,
+                };
+                ChildReport {
+                    mv,
+                    key,
+                    position: child,
+                    pn,
+                    dn,
+                    value,
+                }
+            })
+            .collect()
+    }
+
+    /// Every solved position in the DAG, by key: the facts a worker reports back.
+    pub fn solved(&self) -> impl Iterator<Item = (G::Key, Value)> + '_ {
+        self.table
+            .iter()
+            .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
+    }
+
     /// Counters so far.
     pub fn stats(&self) -> Stats {
         self.stats
@@ -259,7 +319,11 @@ impl<G: Game> Search<G> {
         node.expanded = true;
         if children.is_empty() {
             // No move: the side to move has nothing to play and loses the search's sense.
-            (node.pn, node.dn) = if node.or { (INFINITY, 0) } else { (0, INFINITY) };
+            (node.pn, node.dn) = if node.or {
+                (INFINITY, 0)
+            } else {
+                (0, INFINITY)
+            };
         }
         node.children = children;
     }
@@ -336,17 +400,33 @@ mod tests {
         type Key = (u32, bool);
         type Move = u32;
         fn node_type(&self) -> NodeType {
-            if self.or_to_move { NodeType::Or } else { NodeType::And }
+            if self.or_to_move {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
         }
         fn simplify(&mut self) -> Option<Value> {
             (self.n == 0).then(|| {
                 // The previous player took the last stone.
-                if self.or_to_move { Value::Disproven } else { Value::Proven }
+                if self.or_to_move {
+                    Value::Disproven
+                } else {
+                    Value::Proven
+                }
             })
         }
         fn children(&self) -> Vec<(u32, Self)> {
             (1..=self.n.min(2))
-                .map(|t| (t, Nim { n: self.n - t, or_to_move: !self.or_to_move }))
+                .map(|t| {
+                    (
+                        t,
+                        Nim {
+                            n: self.n - t,
+                            or_to_move: !self.or_to_move,
+                        },
+                    )
+                })
                 .collect()
         }
         fn key(&self) -> (u32, bool) {
@@ -359,16 +439,56 @@ mod tests {
         for n in 0..40 {
             for or_to_move in [true, false] {
                 let mut s = Search::new(Nim { n, or_to_move });
-                let want = if (n % 3 != 0) == or_to_move { Value::Proven } else { Value::Disproven };
-                assert_eq!(s.run(&Limits::default()), Outcome::Solved(want), "n={n} {or_to_move}");
+                let want = if (n % 3 != 0) == or_to_move {
+                    Value::Proven
+                } else {
+                    Value::Disproven
+                };
+                assert_eq!(
+                    s.run(&Limits::default()),
+                    Outcome::Solved(want),
+                    "n={n} {or_to_move}"
+                );
             }
         }
     }
 
     #[test]
+    fn bounded_mode_reports_children_and_facts() {
+        let root = Nim {
+            n: 30,
+            or_to_move: true,
+        };
+        let mut s = Search::new(root.clone());
+        assert!(matches!(
+            s.run(&Limits {
+                max_nodes: Some(8),
+                ..Limits::default()
+            }),
+            Outcome::Unknown { .. }
+        ));
+        let kids = s.child_reports(&root);
+        assert_eq!(kids.iter().map(|c| c.mv).collect::<Vec<_>>(), vec![1, 2]);
+        assert!(kids.iter().all(|c| c.pn > 0 && c.dn > 0));
+        assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Disproven));
+        let kids = s.child_reports(&root);
+        assert!(kids.iter().all(|c| c.value == Some(Value::Disproven)));
+        assert!(
+            s.solved()
+                .any(|(k, v)| k == (0, true) && v == Value::Disproven)
+        );
+    }
+
+    #[test]
     fn budgets_stop_the_search() {
-        let mut s = Search::new(Nim { n: 1000, or_to_move: true });
-        let out = s.run(&Limits { max_nodes: Some(10), ..Limits::default() });
+        let mut s = Search::new(Nim {
+            n: 1000,
+            or_to_move: true,
+        });
+        let out = s.run(&Limits {
+            max_nodes: Some(10),
+            ..Limits::default()
+        });
         assert!(matches!(out, Outcome::Unknown { .. }));
         assert_eq!(s.stats().nodes_created, 10);
         assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));

@@ -1,6 +1,7 @@
 //! The stateless `Rules` service: win queries for Havannah, Hex and renju and the (4, n, 7^tr)
 //! helpers. One submodule per game does the conversion and the answer; this module only routes.
 
+mod renju;
 mod seven;
 
 use solver_proto::v1::rules_server::Rules;
@@ -25,5 +26,19 @@ impl Rules for RulesService {
         req: Request<SevenPotentialRequest>,
     ) -> Result<Response<SevenPotentialResponse>, Status> {
         Ok(Response::new(seven::potential(req.into_inner())?))
+    }
+
+    async fn check_renju(
+        &self,
+        req: Request<CheckRenjuRequest>,
+    ) -> Result<Response<CheckRenjuResponse>, Status> {
+        Ok(Response::new(renju::check(req.into_inner())?))
+    }
+
+    async fn renju_forbidden_map(
+        &self,
+        req: Request<RenjuForbiddenMapRequest>,
+    ) -> Result<Response<RenjuForbiddenMapResponse>, Status> {
+        Ok(Response::new(renju::forbidden_map(req.into_inner())?))
     }
 }

@@ -30,4 +30,4 @@ pub mod solver;
 pub use board::{Cell, Cols, ParseCellError};
 pub use hypergraph::{EdgeSet, Hypergraph};
 pub use position::{Dyadic, Key, ParsePositionError, Position, Potential, Side};
-pub use solver::{Rules, SevenGame, Technique, UnknownTechnique};
+pub use solver::{Rules, SevenGame, SolveReport, Technique, UnknownTechnique, solve};

@@ -16,7 +16,9 @@ use crate::pns::{Game, NodeType, Number, Value};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Technique {
     /// Forced moves: Breaker must take the cell of a 1-line (two distinct 1-line cells: Maker
-    /// wins); Maker facing a genuine crossing of two 2-lines plays the crossing.
+    /// wins) and, with none, must stop every genuine crossing of two 2-lines (by taking it or,
+    /// when it has exactly two partner cells, one of them; no such move: Maker wins); Maker
+    /// with a genuine crossing plays it.
     ForcedMove,
     /// Maker-win stop (Thm IV.1): Maker to move with a 1-line, or with a cell in two 2-lines
     /// whose other cells differ, wins.
@@ -71,7 +73,9 @@ impl fmt::Display for Technique {
 
 /// An unknown technique name; it carries the name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)")]
+#[error(
+    "unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)"
+)]
 pub struct UnknownTechnique(pub String);
 
 impl std::str::FromStr for Technique {
@@ -138,6 +142,10 @@ struct Lines {
     degree: [u8; 128],
     /// A genuine crossing of two 2-lines (two 2-lines through it with different other cells).
     crossing: Option<Cell>,
+    /// Breaker's only moves that stop every crossing (Maker playing a crossing makes two
+    /// 1-lines with different cells): the intersection, over crossings v, of {v} plus v's two
+    /// partners when it has exactly two. All cells when there is no crossing.
+    defences: u128,
     /// True when Maker owns a whole edge.
     maker_won: bool,
 }
@@ -151,9 +159,12 @@ impl Lines {
             ones: 0,
             degree: [0; 128],
             crossing: None,
+            defences: u128::MAX,
             maker_won: false,
         };
-        let mut partner = [u8::MAX; 128];
+        // For each cell, up to two distinct partner cells in 2-lines and whether there are more.
+        let mut partner = [[u8::MAX; 2]; 128];
+        let mut many = 0u128;
         for &e in hg.edges() {
             if e & pos.breaker() != 0 {
                 continue;
@@ -163,12 +174,18 @@ impl Lines {
                 0 => l.maker_won = true,
                 1 => l.ones |= r,
                 2 => {
-                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    let (a, b) = (
+                        r.trailing_zeros() as usize,
+                        127 - r.leading_zeros() as usize,
+                    );
                     for (x, y) in [(a, b), (b, a)] {
-                        if partner[x] == u8::MAX {
-                            partner[x] = y as u8;
-                        } else if usize::from(partner[x]) != y && l.crossing.is_none() {
-                            l.crossing = Some(Cell(x as u8));
+                        let y = y as u8;
+                        match partner[x] {
+                            [p, _] if p == u8::MAX => partner[x][0] = y,
+                            [p, _] if p == y => {}
+                            [_, q] if q == u8::MAX => partner[x][1] = y,
+                            [_, q] if q == y => {}
+                            _ => many |= 1u128 << x,
                         }
                     }
                 }
@@ -179,6 +196,19 @@ impl Lines {
             }
             l.live |= r;
             l.residual.push(r);
+        }
+        l.defences = u128::MAX;
+        for x in cells_of(l.live) {
+            let [_, q] = partner[x.index()];
+            if q == u8::MAX {
+                continue;
+            }
+            l.crossing.get_or_insert(x);
+            l.defences &= if many & x.bit() != 0 {
+                x.bit()
+            } else {
+                x.bit() | partner[x.index()].iter().fold(0, |m, &p| m | 1u128 << p)
+            };
         }
         l
     }
@@ -191,7 +221,11 @@ impl SevenGame {
     /// A message when the width differs from the rules' hypergraph.
     pub fn new(pos: Position, rules: Arc<Rules>) -> Result<Self, String> {
         if pos.cols() != rules.hg.cols() {
-            return Err(format!("position is {} wide, rules are for {}", pos.cols(), rules.hg.cols()));
+            return Err(format!(
+                "position is {} wide, rules are for {}",
+                pos.cols(),
+                rules.hg.cols()
+            ));
         }
         Ok(SevenGame { pos, rules })
     }
@@ -212,7 +246,10 @@ impl SevenGame {
         if l.residual.is_empty() {
             return Err(Value::Disproven);
         }
-        let (forced, maker_stop) = (rules.on(Technique::ForcedMove), rules.on(Technique::MakerWinStop));
+        let (forced, maker_stop) = (
+            rules.on(Technique::ForcedMove),
+            rules.on(Technique::MakerWinStop),
+        );
         match self.pos.to_move() {
             Side::Maker => {
                 if maker_stop && (l.ones != 0 || l.crossing.is_some()) || forced && l.ones != 0 {
@@ -221,6 +258,10 @@ impl SevenGame {
             }
             Side::Breaker => {
                 if (forced || maker_stop) && l.ones.count_ones() >= 2 {
+                    return Err(Value::Proven);
+                }
+                if forced && l.ones == 0 && l.defences & self.pos.empty_cells() == 0 {
+                    // No single Breaker move stops every crossing: Maker plays one and wins.
                     return Err(Value::Proven);
                 }
                 if rules.on(Technique::BreakerWinStop) && l.ones == 0 {
@@ -263,6 +304,7 @@ impl SevenGame {
         if rules.on(Technique::ForcedMove) {
             match self.pos.to_move() {
                 Side::Breaker if l.ones != 0 => return l.ones,
+                Side::Breaker if l.crossing.is_some() => return l.defences & empty,
                 Side::Maker => {
                     if let Some(c) = l.crossing {
                         return c.bit();
@@ -275,7 +317,10 @@ impl SevenGame {
         if rules.on(Technique::DominatedSquares) {
             for &r in &l.residual {
                 if r.count_ones() == 2 {
-                    let (a, b) = (r.trailing_zeros() as usize, 127 - r.leading_zeros() as usize);
+                    let (a, b) = (
+                        r.trailing_zeros() as usize,
+                        127 - r.leading_zeros() as usize,
+                    );
                     if l.degree[a] == 1 && l.degree[b] >= 2 {
                         moves &= !(1u128 << a);
                     } else if l.degree[b] == 1 && l.degree[a] >= 2 {
@@ -313,7 +358,13 @@ impl Game for SevenGame {
         cells_of(self.moves())
             .filter_map(|c| {
                 let pos = self.pos.play(c).ok()?;
-                Some((c, SevenGame { pos, rules: Arc::clone(&self.rules) }))
+                Some((
+                    c,
+                    SevenGame {
+                        pos,
+                        rules: Arc::clone(&self.rules),
+                    },
+                ))
             })
             .collect()
     }
@@ -345,12 +396,97 @@ impl Game for SevenGame {
         }
         let phi = self.pos.potential(&self.rules.hg).phi().to_f64();
         let empties = f64::from(self.pos.empty_cells().count_ones());
-        let and = if self.pos.to_move() == Side::Breaker { 1.0 } else { 0.0 };
+        let and = if self.pos.to_move() == Side::Breaker {
+            1.0
+        } else {
+            0.0
+        };
         // Anchor's regression: log-odds of a Maker win.
-        let log_odds = -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
+        let log_odds =
+            -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
         let p_breaker = 1.0 / (1.0 + log_odds.exp());
         let pn = 100.0 * (1.0 + 10.0 * p_breaker);
         let dn = 100.0 * 1000f64.powf(phi);
         (pn.round() as Number, dn.min(1e18).round() as Number)
+    }
+}
+
+/// What [`solve`] found.
+#[derive(Debug, Clone)]
+pub struct SolveReport {
+    /// The root's outcome ([`Value::Proven`] = Maker wins).
+    pub outcome: crate::pns::Outcome,
+    /// Winning first moves of the side to move, when it wins: the ones the proof found, or with
+    /// `all_moves` every one, in cell order. Empty when the side to move loses or it is unknown.
+    pub winning_moves: Vec<Cell>,
+    /// Search counters, summed over every search run.
+    pub stats: crate::pns::Stats,
+    /// Transposition-table entries of the main search.
+    pub tt_entries: usize,
+    /// Approximate peak bytes of the main search's DAG and table.
+    pub approx_bytes: usize,
+}
+
+/// Solves `pos` with every technique on except `disabled`, within `limits`.
+///
+/// With `all_moves`, each move of the side to move is also proven or refuted on its own (each
+/// with the same limits), so `winning_moves` is complete.
+pub fn solve(
+    pos: Position,
+    disabled: &[Technique],
+    limits: &crate::pns::Limits,
+    all_moves: bool,
+) -> SolveReport {
+    use crate::pns::{Outcome, Search};
+    let rules = Rules::new(pos.cols(), disabled);
+    let game = SevenGame {
+        pos,
+        rules: Arc::clone(&rules),
+    };
+    let mut search = Search::new(game);
+    let outcome = search.run(limits);
+    let mut stats = search.stats();
+    let mover_wins = match pos.to_move() {
+        Side::Maker => Value::Proven,
+        Side::Breaker => Value::Disproven,
+    };
+    let mut winning_moves: Vec<Cell> = search
+        .root_children()
+        .iter()
+        .filter(|c| c.value == Some(mover_wins))
+        .map(|c| c.mv)
+        .collect();
+    let tt_entries = search.table_len();
+    let approx_bytes = search.approx_bytes();
+    drop(search);
+    if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
+        winning_moves.clear();
+        for cell in cells_of(pos.empty_cells()) {
+            let child = pos.play(cell).expect("cells_of(empty) are empty");
+            let mut s = Search::new(SevenGame {
+                pos: child,
+                rules: Arc::clone(&rules),
+            });
+            let won = s.run(limits) == Outcome::Solved(mover_wins);
+            let st = s.stats();
+            stats.nodes_created += st.nodes_created;
+            stats.nodes_expanded += st.nodes_expanded;
+            stats.tt_hits += st.tt_hits;
+            stats.elapsed += st.elapsed;
+            if won {
+                winning_moves.push(cell);
+                if !all_moves {
+                    break;
+                }
+            }
+        }
+    }
+    winning_moves.sort();
+    SolveReport {
+        outcome,
+        winning_moves,
+        stats,
+        tt_entries,
+        approx_bytes,
     }
 }

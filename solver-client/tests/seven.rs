@@ -1,0 +1,121 @@
+//! The `solver seven` commands, run as a user runs them.
+
+use std::process::{Command, Output};
+
+fn solver(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args)
+        .output()
+        .expect("the solver binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn seed_harness_potential_is_reproduced() {
+    let o = solver(&[
+        "seven",
+        "potential",
+        "--cols",
+        "8",
+        "--edges",
+        "seed-harness",
+    ]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    for line in ["x_4 = 22", "x_5 = 4", "x_6 = 4", "x_7 = 8", "13/4 (3.25)"] {
+        assert!(text.contains(line), "{line} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn edges_json_has_the_paper_count() {
+    let o = solver(&["seven", "edges", "--cols", "8", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["num_edges"], 32);
+}
+
+#[test]
+fn solve_prints_the_verdict() {
+    let o = solver(&["seven", "solve", "--cols", "6", "--json"]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["winner"], "maker");
+    assert!(!v["winning_moves"].as_array().expect("list").is_empty());
+    let o = solver(&["seven", "solve", "--cols", "4", "--to-move", "breaker"]);
+    assert!(
+        stdout(&o).contains("winner:         breaker"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn solve_jsonl_answers_every_line_in_order() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("in.jsonl");
+    std::fs::write(
+        &path,
+        "{\"id\": \"a\", \"n\": 4, \"to_move\": \"breaker\", \"board\": [\"....\", \"....\", \"....\", \"....\"]}\n\
+         {\"id\": \"b\", \"n\": 5, \"to_move\": \"maker\", \"board\": \"...../...../...../.....\"}\n",
+    )
+    .expect("write");
+    let o = solver(&["seven", "solve", "--jsonl", path.to_str().expect("utf-8")]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON"))
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(
+        (&lines[0]["id"], &lines[0]["winner"]),
+        (&"a".into(), &"breaker".into())
+    );
+    assert_eq!(
+        (&lines[1]["id"], &lines[1]["winner"]),
+        (&"b".into(), &"maker".into())
+    );
+}
+
+#[test]
+fn bad_input_exits_2_with_a_message() {
+    for args in [
+        &["seven", "potential", "--cols", "3"][..],
+        &[
+            "seven",
+            "potential",
+            "--cols",
+            "5",
+            "--board",
+            "...../...../...../...X.",
+        ],
+        &[
+            "seven",
+            "potential",
+            "--cols",
+            "5",
+            "--board",
+            "...../...../.....",
+        ],
+        &[
+            "seven",
+            "solve",
+            "--cols",
+            "4",
+            "--board",
+            "MMMM/..../..../BBB.",
+        ],
+        &["seven", "solve", "--cols", "5", "--disable", "magic"],
+    ] {
+        let o = solver(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("error: ") && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+}

@@ -1,0 +1,213 @@
+//! In-process tests of [`solver_server::server::run`]: a real server on `127.0.0.1:0`, real
+//! gRPC clients, and shutdown through the future.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use solver_proto::v1::SevenEdgesRequest;
+use solver_proto::v1::rules_client::RulesClient;
+use solver_server::config::Config;
+use solver_server::server::{RunError, run};
+use solver_server::store::{RocksStore, SCHEMA_VERSION, schema_version};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use tokio_stream::StreamExt;
+use tonic::Code;
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_check_response::ServingStatus;
+use tonic_health::pb::health_client::HealthClient;
+use tonic_reflection::pb::v1::ServerReflectionRequest;
+use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
+use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
+use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
+
+/// A server running in this process, stopped by dropping or firing `stop`.
+struct TestServer {
+    addr: SocketAddr,
+    data_dir: std::path::PathBuf,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), RunError>>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start() -> TestServer {
+    start_with(|_| {}).await
+}
+
+/// Starts a server after `adjust` has changed its configuration.
+async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data_dir = dir.path().join("data");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let addr = listener.local_addr().expect("local addr");
+    let (stop, stopped) = oneshot::channel::<()>();
+    let mut config = Config::new(addr, &data_dir);
+    adjust(&mut config);
+    let task = tokio::spawn(run(config, listener, async move {
+        let _ = stopped.await;
+    }));
+    TestServer {
+        addr,
+        data_dir,
+        stop,
+        task,
+        _dir: dir,
+    }
+}
+
+async fn channel(addr: SocketAddr) -> Channel {
+    Endpoint::from_shared(format!("http://{addr}"))
+        .expect("valid URI")
+        .connect_timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .expect("connect")
+}
+
+async fn health_status(channel: Channel, service: &str) -> ServingStatus {
+    let resp = HealthClient::new(channel)
+        .check(HealthCheckRequest {
+            service: service.to_owned(),
+        })
+        .await
+        .expect("health check");
+    ServingStatus::try_from(resp.into_inner().status).expect("known status")
+}
+
+#[tokio::test]
+async fn serves_health_rules_and_reflection_then_stops_cleanly() {
+    let server = start().await;
+    let ch = channel(server.addr).await;
+
+    // Health: the server as a whole and the Rules service.
+    assert_eq!(health_status(ch.clone(), "").await, ServingStatus::Serving);
+    assert_eq!(
+        health_status(ch.clone(), "solver.v1.Rules").await,
+        ServingStatus::Serving
+    );
+
+    // Rules.SevenEdges: 32 edges on 4 x 8; width 3 is out of range.
+    let mut rules = RulesClient::new(ch.clone());
+    let edges = rules
+        .seven_edges(SevenEdgesRequest { cols: 8 })
+        .await
+        .expect("SevenEdges cols=8")
+        .into_inner()
+        .edges;
+    assert_eq!(edges.len(), 32);
+    let err = rules
+        .seven_edges(SevenEdgesRequest { cols: 3 })
+        .await
+        .expect_err("cols=3 is out of range");
+    assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+    assert!(err.message().contains("cols"), "{err:?}");
+
+    // Reflection v1 lists every service.
+    let names = list_services(ch.clone()).await;
+    for want in [
+        "solver.v1.Rules",
+        "grpc.health.v1.Health",
+        "grpc.reflection.v1.ServerReflection",
+    ] {
+        assert!(names.iter().any(|n| n == want), "{want} not in {names:?}");
+    }
+
+    // Shut down through the future; the store is closed, so the directory opens again.
+    drop(rules);
+    drop(ch);
+    server.stop.send(()).expect("server still running");
+    tokio::time::timeout(Duration::from_secs(30), server.task)
+        .await
+        .expect("shutdown within 30 s")
+        .expect("server task did not panic")
+        .expect("clean shutdown");
+    let store = RocksStore::open(&server.data_dir).expect("data directory reopens");
+    assert_eq!(schema_version(&store).expect("read"), Some(SCHEMA_VERSION));
+}
+
+#[tokio::test]
+async fn health_turns_not_serving_while_draining() {
+    let server = start().await;
+    let ch = channel(server.addr).await;
+    let mut watch = HealthClient::new(ch.clone())
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    let first = watch.next().await.expect("a status").expect("ok");
+    assert_eq!(first.status, ServingStatus::Serving as i32);
+
+    server.stop.send(()).expect("server still running");
+    let next = tokio::time::timeout(Duration::from_secs(10), watch.next())
+        .await
+        .expect("a status change within 10 s")
+        .expect("a status")
+        .expect("ok");
+    assert_eq!(next.status, ServingStatus::NotServing as i32);
+
+    // The open watch stream holds the drain; closing it lets the server finish.
+    drop(watch);
+    drop(ch);
+    tokio::time::timeout(Duration::from_secs(30), server.task)
+        .await
+        .expect("shutdown within 30 s")
+        .expect("server task did not panic")
+        .expect("clean shutdown");
+}
+
+#[tokio::test]
+async fn drain_is_bounded_by_the_drain_timeout() {
+    let server = start_with(|c| c.drain_timeout_secs = 1).await;
+    let ch = channel(server.addr).await;
+    let mut watch = HealthClient::new(ch.clone())
+        .watch(HealthCheckRequest {
+            service: String::new(),
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    watch.next().await.expect("a status").expect("ok");
+
+    // The watch stream stays open, so only the timeout can end the drain.
+    server.stop.send(()).expect("server still running");
+    tokio::time::timeout(Duration::from_secs(20), server.task)
+        .await
+        .expect("shutdown within 20 s despite the open stream")
+        .expect("server task did not panic")
+        .expect("clean shutdown");
+    drop(watch);
+    RocksStore::open(&server.data_dir).expect("data directory reopens");
+}
+
+#[tokio::test]
+async fn a_data_directory_in_use_is_an_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let _held = RocksStore::open(dir.path()).expect("open");
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let config = Config::new(listener.local_addr().expect("addr"), dir.path());
+    let result = run(config, listener, std::future::pending()).await;
+    assert!(matches!(result, Err(RunError::Store(_))), "{result:?}");
+}
+
+async fn list_services(ch: Channel) -> Vec<String> {
+    let req = ServerReflectionRequest {
+        host: String::new(),
+        message_request: Some(MessageRequest::ListServices(String::new())),
+    };
+    let mut stream = ServerReflectionClient::new(ch)
+        .server_reflection_info(tokio_stream::iter([req]))
+        .await
+        .expect("reflection")
+        .into_inner();
+    let resp = stream.next().await.expect("one response").expect("ok");
+    match resp.message_response {
+        Some(MessageResponse::ListServicesResponse(list)) => {
+            list.service.into_iter().map(|s| s.name).collect()
+        }
+        other => panic!("unexpected reflection answer {other:?}"),
+    }
+}

@@ -22,6 +22,9 @@ pub enum Command {
     /// The Maker-Breaker game (4, n, 7^tr): edges, potential, random games.
     #[command(subcommand)]
     Seven(crate::seven::Command),
+    /// Hex: connectivity with the winning chain, and solving (winner, winning moves, carrier).
+    #[command(subcommand)]
+    Hex(crate::hex::Command),
     /// Renju: five and Black's forbidden moves (check a move, map a board).
     #[command(subcommand)]
     Renju(crate::renju::Command),

@@ -4,6 +4,7 @@
 //! board).
 
 mod cli;
+mod hex;
 mod renju;
 mod seven;
 
@@ -30,6 +31,7 @@ fn main() -> ExitCode {
 async fn run(args: cli::Cli) -> anyhow::Result<()> {
     match args.command {
         cli::Command::Seven(cmd) => seven::run(cmd).await,
+        cli::Command::Hex(cmd) => hex::run(cmd).await,
         cli::Command::Renju(cmd) => renju::run(cmd).await,
     }
 }

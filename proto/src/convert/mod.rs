@@ -1,6 +1,7 @@
 //! Wire <-> domain conversions. Invalid wire data is rejected here, once, with a
 //! [`WireError`] naming the offending field.
 
+pub mod hex;
 pub mod renju;
 pub mod seven;
 

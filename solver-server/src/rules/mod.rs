@@ -1,6 +1,7 @@
 //! The stateless `Rules` service: win queries for Havannah, Hex and renju and the (4, n, 7^tr)
 //! helpers. One submodule per game does the conversion and the answer; this module only routes.
 
+mod hex;
 mod renju;
 mod seven;
 
@@ -40,5 +41,19 @@ impl Rules for RulesService {
         req: Request<RenjuForbiddenMapRequest>,
     ) -> Result<Response<RenjuForbiddenMapResponse>, Status> {
         Ok(Response::new(renju::forbidden_map(req.into_inner())?))
+    }
+
+    async fn check_hex_win(
+        &self,
+        req: Request<CheckHexWinRequest>,
+    ) -> Result<Response<CheckHexWinResponse>, Status> {
+        Ok(Response::new(hex::check_win(req.into_inner())?))
+    }
+
+    async fn solve_hex(
+        &self,
+        req: Request<SolveHexRequest>,
+    ) -> Result<Response<SolveHexResponse>, Status> {
+        Ok(Response::new(hex::solve(req.into_inner()).await?))
     }
 }

@@ -158,7 +158,8 @@ pub enum HexError {
         /// The character.
         ch: char,
     },
-    /// Both sides have a winning chain, which no game of Hex can reach.
+    /// Both sides have a winning chain. The Hex theorem (two winning chains would cross) makes
+    /// this unreachable on any board; the check is kept as a guard.
     #[error("both sides are connected, which no game of Hex can reach")]
     BothConnected,
     /// A colour other than `B` / `W`.

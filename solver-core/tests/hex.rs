@@ -171,7 +171,7 @@ fn empty_boards_have_the_known_winning_openings() {
 
 #[test]
 fn budget_gives_unknown() {
-    let board = Board::empty(5).expect("valid size");
+    let board = Board::empty(8).expect("valid size");
     let opts = SolveOptions {
         max_nodes: Some(10),
         ..SolveOptions::default()

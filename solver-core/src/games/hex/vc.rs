@@ -8,6 +8,9 @@
 //! - a *bridge*: two empty cells each adjacent to both ends of the link (if the opponent takes
 //!   one, the player takes the other). Towards an edge this is the edge template II (a stone on
 //!   the second row with its two empty edge cells);
+//! - the *ziggurat* (edge template IIIa) from a stone on the third row to its edge: it is the
+//!   OR of two semi-connections with disjoint carriers (a key next to the stone with its own
+//!   template II, and a key bridged from the stone with its template II), 8 empty cells;
 //! - for a semi-connection, exactly one link may be a single empty common neighbour (the key).
 //!
 //! Links with pairwise disjoint carriers combine into a VC (the AND rule of Anshelevich's
@@ -42,6 +45,8 @@ struct Graph {
     touch: [u64; MAX_NODES],
     /// Number of nodes.
     len: usize,
+    /// Ziggurats from a group to an edge: (group node, edge node, carrier), all cells empty.
+    zigs: Vec<(usize, usize, u128)>,
 }
 
 impl Graph {
@@ -52,6 +57,7 @@ impl Graph {
             libs: [0; MAX_NODES],
             touch: [0; MAX_NODES],
             len: 2,
+            zigs: Vec::new(),
         };
         graph.libs[0] = a & empty;
         graph.libs[1] = b & empty;
@@ -71,6 +77,9 @@ impl Graph {
                     graph.touch[i] |= 1 << node;
                     graph.touch[node] |= 1 << i;
                 }
+            }
+            for (edge, carrier) in ziggurats(g, color, group, empty) {
+                graph.zigs.push((i, edge, carrier));
             }
             graph.len += 1;
         }
@@ -135,6 +144,19 @@ impl Dfs<'_> {
                 }
             }
         }
+        for &(a, b, carrier) in &gr.zigs {
+            let j = if a == node {
+                b
+            } else if b == node {
+                a
+            } else {
+                continue;
+            };
+            if visited & (1 << j) == 0 && carrier & used == 0 && count < MAX_NODES {
+                cands[count] = (3, j, carrier, None);
+                count += 1;
+            }
+        }
         let cands = &mut cands[..count];
         cands.sort_unstable_by_key(|c| c.0);
         for &(_, j, carrier, link_key) in cands.iter() {
@@ -148,6 +170,80 @@ impl Dfs<'_> {
         }
         None
     }
+}
+
+/// The ziggurats (edge template IIIa) of `group`'s stones towards `color`'s two edges whose
+/// carriers are empty: `(edge node, carrier)`, edge node 0 = first side, 1 = second side.
+///
+/// For the top edge and a stone `(2, c)`, the two shapes (derived in the module docs) are
+/// `{(1,c), (0,c), (0,c+1)} + {(1,c+2), (1,c+1), (2,c+1), (0,c+2), (0,c+3)}` and
+/// `{(1,c+1), (0,c+1), (0,c+2)} + {(1,c-1), (1,c), (2,c-1), (0,c-1), (0,c)}`. The other edges
+/// are their images under the 180-degree rotation and, for White, the transposition.
+fn ziggurats(g: &Geometry, color: Color, group: u128, empty: u128) -> Vec<(usize, u128)> {
+    const SHAPES: [&[(i32, i32)]; 2] = [
+        &[
+            (1, 0),
+            (0, 0),
+            (0, 1),
+            (1, 2),
+            (1, 1),
+            (2, 1),
+            (0, 2),
+            (0, 3),
+        ],
+        &[
+            (1, 1),
+            (0, 1),
+            (0, 2),
+            (1, -1),
+            (1, 0),
+            (2, -1),
+            (0, -1),
+            (0, 0),
+        ],
+    ];
+    let n = g.n as i32;
+    let mut out = Vec::new();
+    if n < 4 {
+        return out;
+    }
+    // Cell (r, c) in the frame of the top edge, mapped to the real board.
+    let map = |edge: usize, r: i32, c: i32| -> (i32, i32) {
+        let (r, c) = if edge == 1 {
+            (n - 1 - r, n - 1 - c)
+        } else {
+            (r, c)
+        };
+        match color {
+            Color::Black => (r, c),
+            Color::White => (c, r),
+        }
+    };
+    for edge in 0..2 {
+        for c in 0..n {
+            let (sr, sc) = map(edge, 2, c);
+            if group & (1u128 << (sr * n + sc)) == 0 {
+                continue;
+            }
+            for shape in SHAPES {
+                let mut carrier = 0u128;
+                let mut ok = true;
+                for &(r, dc) in shape {
+                    let cc = c + dc;
+                    if !(0..n).contains(&cc) {
+                        ok = false;
+                        break;
+                    }
+                    let (mr, mc) = map(edge, r, cc);
+                    carrier |= 1u128 << (mr * n + mc);
+                }
+                if ok && carrier & !empty == 0 {
+                    out.push((edge, carrier));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Looks for a VC (or, with `allow_semi`, a semi-connection) of `color` between its sides.
@@ -185,6 +281,49 @@ mod tests {
         let c = conn(&["....", ".B..", "....", "B..."], Color::Black, false).expect("a VC");
         assert_eq!(c.key, None);
         assert_eq!(c.carrier.count_ones(), 4);
+    }
+
+    #[test]
+    fn the_ziggurat_is_a_virtual_connection() {
+        use crate::games::hex::reference;
+        let mut checked = 0;
+        // Every ziggurat found on an otherwise white-filled board (plus a black stem to the far
+        // edge) is a second-player win for its owner, by the reference search.
+        for n in 4..=5usize {
+            for color in [Color::Black, Color::White] {
+                let g = Geometry::new(n);
+                for s in 0..n * n {
+                    let stone = 1u128 << s;
+                    for (edge, carrier) in ziggurats(&g, color, stone, g.full & !stone) {
+                        // The stone's own line to the other edge, in the stone's colour.
+                        let (r, c) = (s / n, s % n);
+                        let mut own = stone;
+                        for k in 0..n {
+                            let (rr, cc) = match (color, edge) {
+                                (Color::Black, 0) => (k.max(r), c),
+                                (Color::Black, _) => (k.min(r), c),
+                                (Color::White, 0) => (r, k.max(c)),
+                                (Color::White, _) => (r, k.min(c)),
+                            };
+                            own |= 1u128 << (rr * n + cc);
+                        }
+                        own &= !carrier;
+                        let other = g.full & !own & !carrier;
+                        let (b, w) = match color {
+                            Color::Black => (own, other),
+                            Color::White => (other, own),
+                        };
+                        let board = Board::from_masks(n, b, w).expect("valid");
+                        let r = reference::win_move(&board, color.opponent());
+                        assert_eq!(r.winner, color, "n={n} {color:?} stone {s} edge {edge}");
+                        assert_eq!(carrier.count_ones(), 8);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        // 4x4: 1 + 1 stones per edge; 5x5: 2 + 2; both shapes, four edges, two colours.
+        assert!(checked >= 16, "only {checked} ziggurats checked");
     }
 
     #[test]

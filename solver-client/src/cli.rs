@@ -25,6 +25,9 @@ pub enum Command {
     /// Havannah: ring / bridge / fork win queries and random playouts.
     #[command(subcommand)]
     Havannah(crate::havannah::Command),
+    /// Hex: connectivity with the winning chain, and solving (winner, winning moves, carrier).
+    #[command(subcommand)]
+    Hex(crate::hex::Command),
     /// Renju: five and Black's forbidden moves (check a move, map a board).
     #[command(subcommand)]
     Renju(crate::renju::Command),

@@ -5,6 +5,7 @@
 
 mod cli;
 mod havannah;
+mod hex;
 mod renju;
 mod seven;
 
@@ -32,6 +33,7 @@ async fn run(args: cli::Cli) -> anyhow::Result<()> {
     match args.command {
         cli::Command::Seven(cmd) => seven::run(cmd).await,
         cli::Command::Havannah(cmd) => havannah::run(cmd).await,
+        cli::Command::Hex(cmd) => hex::run(cmd).await,
         cli::Command::Renju(cmd) => renju::run(cmd).await,
     }
 }

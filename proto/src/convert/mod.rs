@@ -2,6 +2,7 @@
 //! [`WireError`] naming the offending field.
 
 pub mod havannah;
+pub mod hex;
 pub mod renju;
 pub mod seven;
 

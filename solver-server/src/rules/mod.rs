@@ -2,6 +2,7 @@
 //! helpers. One submodule per game does the conversion and the answer; this module only routes.
 
 mod havannah;
+mod hex;
 mod renju;
 mod seven;
 
@@ -48,5 +49,19 @@ impl Rules for RulesService {
         req: Request<RenjuForbiddenMapRequest>,
     ) -> Result<Response<RenjuForbiddenMapResponse>, Status> {
         Ok(Response::new(renju::forbidden_map(req.into_inner())?))
+    }
+
+    async fn check_hex_win(
+        &self,
+        req: Request<CheckHexWinRequest>,
+    ) -> Result<Response<CheckHexWinResponse>, Status> {
+        Ok(Response::new(hex::check_win(req.into_inner())?))
+    }
+
+    async fn solve_hex(
+        &self,
+        req: Request<SolveHexRequest>,
+    ) -> Result<Response<SolveHexResponse>, Status> {
+        Ok(Response::new(hex::solve(req.into_inner()).await?))
     }
 }

@@ -1,19 +1,13 @@
 //! The (4, n, 7^tr) model against the public test data: edge sets, histograms, pot and phi.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use solver_core::games::seven::{Cols, Hypergraph, Position, Side};
 
 fn testdata(name: &str) -> Vec<Value> {
-    let path = format!(
-        "{}/../../shared/testdata/seven-in-a-row/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("test data is JSON"))
-        .collect()
+    common::testdata("seven-in-a-row", name)
 }
 
 fn side(v: &Value) -> Side {

@@ -1,5 +1,7 @@
 //! The PNS+ solver of (4, n, 7^tr) against the public test data and a brute-force reference.
 
+mod common;
+
 use std::collections::HashMap;
 
 use serde_json::Value as Json;
@@ -7,15 +9,7 @@ use solver_core::games::seven::{Hypergraph, Position, Rules, SevenGame, Side, Te
 use solver_core::pns::{Limits, Outcome, Search, Value};
 
 fn testdata(name: &str) -> Vec<Json> {
-    let path = format!(
-        "{}/../../shared/testdata/seven-in-a-row/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
+    common::testdata("seven-in-a-row", name)
 }
 
 fn position(rec: &Json) -> Position {

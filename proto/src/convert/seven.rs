@@ -1,6 +1,6 @@
 //! (4, n, 7^tr) conversions: wire positions into validated [`Position`]s and back.
 
-use solver_core::games::seven::{Cols, Position, Side};
+use solver_core::games::seven::{Cols, Key, Position, Side};
 
 use super::WireError;
 use crate::v1;
@@ -58,5 +58,85 @@ impl From<&Position> for v1::SevenPosition {
             rows: p.rows(),
             to_move: side_to_wire(p.to_move()).into(),
         }
+    }
+}
+
+/// Bytes of a packed position: width (1 byte), side to move (1 byte: 1 Maker, 2 Breaker),
+/// Maker's cells (16 bytes), Breaker's cells (16 bytes); cell sets are big-endian `u128` masks
+/// with bit `4c + r` for row `r` (0 = top) and column `c` (0 = left).
+pub const PACKED_LEN: usize = 34;
+
+/// Packs a transposition key (a position) into [`PACKED_LEN`] bytes.
+pub fn pack_key(k: &Key) -> Vec<u8> {
+    let mut out = Vec::with_capacity(PACKED_LEN);
+    out.push(k.cols);
+    out.push(match k.to_move {
+        Side::Maker => 1,
+        Side::Breaker => 2,
+    });
+    out.extend_from_slice(&k.maker.to_be_bytes());
+    out.extend_from_slice(&k.breaker.to_be_bytes());
+    out
+}
+
+/// Packs a position into [`PACKED_LEN`] bytes.
+pub fn pack(p: &Position) -> Vec<u8> {
+    pack_key(&p.key())
+}
+
+/// Unpacks a position; `field` names the bytes in the error.
+///
+/// # Errors
+/// [`WireError`] when the length is not [`PACKED_LEN`], the width is outside 4..=32, the side
+/// byte is not 1 or 2, or the cell sets overlap or leave the board.
+pub fn unpack(bytes: &[u8], field: &str) -> Result<Position, WireError> {
+    if bytes.len() != PACKED_LEN {
+        return Err(WireError::new(
+            field,
+            format!(
+                "a packed position has {PACKED_LEN} bytes, this one {}",
+                bytes.len()
+            ),
+        ));
+    }
+    let cols = cols(u32::from(bytes[0]), field)?;
+    let to_move = match bytes[1] {
+        1 => Side::Maker,
+        2 => Side::Breaker,
+        b => {
+            return Err(WireError::new(
+                field,
+                format!("side byte is {b}, expected 1 (Maker) or 2 (Breaker)"),
+            ));
+        }
+    };
+    let mask = |r: std::ops::Range<usize>| {
+        u128::from_be_bytes(bytes[r].try_into().expect("16 bytes by the length check"))
+    };
+    Position::from_masks(cols, mask(2..18), mask(18..34), to_move)
+        .map_err(|e| WireError::new(field, e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn packing_round_trips_and_rejects_bad_bytes() {
+        let p = Position::from_rows(&["M..B", ".B..", "....", "..M."], Side::Breaker)
+            .expect("valid rows");
+        let bytes = pack(&p);
+        assert_eq!(bytes.len(), PACKED_LEN);
+        assert_eq!(unpack(&bytes, "x"), Ok(p));
+        assert_eq!(unpack(&bytes[1..], "x").map_err(|e| e.field), Err("x".into()));
+        let mut bad = bytes.clone();
+        bad[1] = 3;
+        assert!(unpack(&bad, "x").is_err());
+        let mut bad = bytes.clone();
+        bad[0] = 40;
+        assert!(unpack(&bad, "x").is_err());
+        let mut bad = bytes;
+        bad[2..18].copy_from_slice(&u128::MAX.to_be_bytes());
+        assert!(unpack(&bad, "x").is_err());
     }
 }

@@ -14,7 +14,7 @@
 
 mod search;
 
-pub use search::{ChildReport, Limits, Outcome, RootChild, Search, Stats};
+pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -68,4 +68,31 @@ pub trait Game: Clone {
     fn estimate(&self) -> (Number, Number) {
         (1, 1)
     }
+}
+
+/// The (pn, dn) of an expanded node of type `node_type` from its children's (pn, dn): OR: pn =
+/// min, dn = sum; AND: pn = sum, dn = min. Sums saturate below [`INFINITY`] unless a term is
+/// infinite. With no children the side to move has no move and loses.
+pub fn combine(
+    node_type: NodeType,
+    children: impl IntoIterator<Item = (Number, Number)>,
+) -> (Number, Number) {
+    let or = node_type == NodeType::Or;
+    let mut min = INFINITY;
+    let mut sum: Number = 0;
+    let mut any = false;
+    for (pn, dn) in children {
+        any = true;
+        let (m, s) = if or { (pn, dn) } else { (dn, pn) };
+        min = min.min(m);
+        sum = if s == INFINITY || sum == INFINITY {
+            INFINITY
+        } else {
+            sum.saturating_add(s).min(INFINITY - 1)
+        };
+    }
+    if !any {
+        return if or { (INFINITY, 0) } else { (0, INFINITY) };
+    }
+    if or { (min, sum) } else { (sum, min) }
 }

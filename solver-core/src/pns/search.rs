@@ -98,13 +98,29 @@ pub struct Search<G: Game> {
     stats: Stats,
     /// The propagation queue, kept to reuse its allocation.
     queue: std::collections::VecDeque<u32>,
+    /// Values known from outside this search (a worker's table of solved positions), asked for
+    /// every new node that simplification does not decide.
+    known: Option<Known<G::Key>>,
 }
+
+/// A lookup of solved values known from outside a search, by transposition key.
+pub type Known<K> = Box<dyn Fn(&K) -> Option<Value>>;
 
 const ROOT: u32 = 0;
 
 impl<G: Game> Search<G> {
     /// A search whose DAG holds only the (simplified) root.
     pub fn new(root: G) -> Self {
+        Self::build(root, None)
+    }
+
+    /// Like [`Search::new`], but every new node that simplification leaves undecided is first
+    /// looked up in `known`; a value found there solves the node without search.
+    pub fn with_known(root: G, known: Known<G::Key>) -> Self {
+        Self::build(root, Some(known))
+    }
+
+    fn build(root: G, known: Option<Known<G::Key>>) -> Self {
         let mut s = Search {
             nodes: Vec::new(),
             states: Vec::new(),
@@ -112,6 +128,7 @@ impl<G: Game> Search<G> {
             root_moves: Vec::new(),
             stats: Stats::default(),
             queue: std::collections::VecDeque::new(),
+            known,
         };
         s.node_for(root);
         s
@@ -256,6 +273,7 @@ impl<G: Game> Search<G> {
             self.stats.tt_hits += 1;
             return id;
         }
+        let value = value.or_else(|| self.known.as_ref().and_then(|k| k(&key)));
         let (pn, dn) = match value {
             Some(Value::Proven) => (0, INFINITY),
             Some(Value::Disproven) => (INFINITY, 0),
@@ -333,19 +351,14 @@ impl<G: Game> Search<G> {
         if n.children.is_empty() {
             return (n.pn, n.dn);
         }
-        let mut min = INFINITY;
-        let mut sum: Number = 0;
-        for &c in &n.children {
-            let c = &self.nodes[c as usize];
-            let (m, s) = if n.or { (c.pn, c.dn) } else { (c.dn, c.pn) };
-            min = min.min(m);
-            sum = if s == INFINITY || sum == INFINITY {
-                INFINITY
-            } else {
-                sum.saturating_add(s).min(INFINITY - 1)
-            };
-        }
-        if n.or { (min, sum) } else { (sum, min) }
+        let node_type = if n.or { NodeType::Or } else { NodeType::And };
+        super::combine(
+            node_type,
+            n.children.iter().map(|&c| {
+                let c = &self.nodes[c as usize];
+                (c.pn, c.dn)
+            }),
+        )
     }
 
     /// Recomputes `leaf` and, breadth-first, every ancestor whose numbers change. A node is in

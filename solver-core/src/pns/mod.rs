@@ -68,6 +68,33 @@ pub trait Game: Clone {
     fn estimate(&self) -> (Number, Number) {
         (1, 1)
     }
+
+    /// Heuristic (pn, dn) of the new leaves among the children of this expanded node, in the
+    /// order given, estimated together so that a leaf's numbers may depend on its siblings (as
+    /// in the paper's sibling-relative disproof numbers). Only children that are new to the
+    /// search and undecided by [`Game::simplify`] are passed. Default: [`Game::estimate`] of each.
+    fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
+        children.iter().map(|c| c.estimate()).collect()
+    }
+
+    /// A split of this simplified, undecided position into sub-positions whose values decide
+    /// it by the returned formula (for example independent components of a sum of games), or
+    /// `None` to expand it by its moves. Default `None`.
+    fn decompose(&self) -> Option<Formula<Self>> {
+        None
+    }
+}
+
+/// A sound AND/OR formula over sub-positions: the value of a decomposed position is the
+/// formula's value, where a position leaf counts as true when it is [`Value::Proven`].
+#[derive(Debug, Clone)]
+pub enum Formula<G> {
+    /// A sub-position, searched as a node of its own (shared through the transposition table).
+    Position(G),
+    /// True when some part is true (an OR node of the DAG).
+    Any(Vec<Formula<G>>),
+    /// True when every part is true (an AND node of the DAG).
+    All(Vec<Formula<G>>),
 }
 
 /// The (pn, dn) of an expanded node of type `node_type` from its children's (pn, dn): OR: pn =

@@ -1,4 +1,5 @@
-//! The best-first proof-number search loop over a DAG with a transposition table.
+//! The best-first proof-number search loop over a DAG with a transposition table, and its
+//! memory cap (a mark-and-sweep collection of solved and unreachable subtrees).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -6,17 +7,22 @@ use std::time::{Duration, Instant};
 
 use rustc_hash::FxHashMap;
 
-use super::{Game, INFINITY, NodeType, Number, Value};
+use super::{Formula, Game, INFINITY, NodeType, Number, Value};
 
 /// Budgets of one [`Search::run`]. The default has none: run until solved.
 #[derive(Debug, Clone, Default)]
 pub struct Limits {
-    /// Stop once this many DAG nodes exist (counting the root).
+    /// Stop once this many DAG nodes have been created (counting the root).
     pub max_nodes: Option<u64>,
     /// Stop at this instant (checked every few hundred expansions).
     pub deadline: Option<Instant>,
     /// Stop when this flag becomes true.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Cap on [`Search::approx_bytes`], in bytes. When the DAG grows past it the search
+    /// collects garbage (see [`Search::collect_garbage`]); when that frees too little (the
+    /// unsolved part alone is above 7/8 of the cap) the run stops with [`Outcome::Unknown`].
+    /// Checked every few hundred expansions.
+    pub max_bytes: Option<usize>,
 }
 
 /// What a run ended with. Budgets running out are outcomes, not errors.
@@ -36,14 +42,24 @@ pub enum Outcome {
 /// Counters of a search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// DAG nodes created (each distinct simplified position once).
+    /// DAG nodes created (each distinct simplified position once while it is in the table,
+    /// plus the inner nodes of decompositions). The node-count signature of a search.
     pub nodes_created: u64,
-    /// Nodes expanded (children generated).
+    /// Nodes expanded (children generated or a decomposition built).
     pub nodes_expanded: u64,
     /// Children found already in the transposition table.
     pub tt_hits: u64,
     /// Wall time spent in [`Search::run`], summed over calls.
     pub elapsed: Duration,
+    /// Most nodes alive in the DAG at once.
+    pub peak_nodes: u64,
+    /// Largest [`Search::approx_bytes`] seen (sampled every few hundred expansions and at the
+    /// end of a run), in bytes.
+    pub peak_bytes: u64,
+    /// Garbage collections run because of [`Limits::max_bytes`].
+    pub gc_runs: u64,
+    /// Nodes freed by those collections.
+    pub nodes_freed: u64,
 }
 
 /// A root move and what the search knows of the position it leads to.
@@ -79,12 +95,21 @@ pub struct ChildReport<G: Game> {
 struct Node {
     pn: Number,
     dn: Number,
+    /// OR combination (pn = min, dn = sum); else AND.
     or: bool,
     expanded: bool,
     /// In the propagation queue now.
     queued: bool,
+    /// The slot holds a node (false after the garbage collector freed it).
+    alive: bool,
     children: Vec<u32>,
     parents: Vec<u32>,
+}
+
+impl Node {
+    fn solved(&self) -> bool {
+        self.pn == 0 || self.dn == 0
+    }
 }
 
 /// A proof-number search of one root position. Call [`Search::run`] (repeatedly, with budgets,
@@ -101,12 +126,26 @@ pub struct Search<G: Game> {
     /// Values known from outside this search (a worker's table of solved positions), asked for
     /// every new node that simplification does not decide.
     known: Option<Known<G::Key>>,
+    /// Slots freed by the garbage collector, reused before the vectors grow.
+    free: Vec<u32>,
+    /// Child and parent links in the DAG (for [`Search::approx_bytes`] without a scan).
+    links: usize,
 }
 
 /// A lookup of solved values known from outside a search, by transposition key.
 pub type Known<K> = Box<dyn Fn(&K) -> Option<Value>>;
 
 const ROOT: u32 = 0;
+
+/// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
+const CHECK_EVERY: u64 = 256;
+
+fn numbers_of(value: Value) -> (Number, Number) {
+    match value {
+        Value::Proven => (0, INFINITY),
+        Value::Disproven => (INFINITY, 0),
+    }
+}
 
 impl<G: Game> Search<G> {
     /// A search whose DAG holds only the (simplified) root.
@@ -129,8 +168,18 @@ impl<G: Game> Search<G> {
             stats: Stats::default(),
             queue: std::collections::VecDeque::new(),
             known,
+            free: Vec::new(),
+            links: 0,
         };
-        s.node_for(root);
+        let mut root = root;
+        let value = root.simplify();
+        let key = root.key();
+        let value = value.or_else(|| s.lookup(&key));
+        let numbers = match value {
+            Some(v) => numbers_of(v),
+            None => root.estimate(),
+        };
+        s.insert(key, root, value, numbers);
         s
     }
 
@@ -138,7 +187,7 @@ impl<G: Game> Search<G> {
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let start = Instant::now();
         let mut iterations: u64 = 0;
-        while !self.root_solved() {
+        while !self.nodes[ROOT as usize].solved() {
             if limits
                 .max_nodes
                 .is_some_and(|max| self.stats.nodes_created >= max)
@@ -146,7 +195,7 @@ impl<G: Game> Search<G> {
                 break;
             }
             iterations += 1;
-            if iterations % 256 == 0 && Self::interrupted(limits) {
+            if iterations.is_multiple_of(CHECK_EVERY) && !self.within(limits) {
                 break;
             }
             // 1. Select the most-proving node.
@@ -156,16 +205,36 @@ impl<G: Game> Search<G> {
             // 3. Back up the new values to every ancestor whose numbers change.
             self.propagate(leaf);
         }
+        self.sample_bytes();
         self.stats.elapsed += start.elapsed();
         self.outcome()
     }
 
-    fn interrupted(limits: &Limits) -> bool {
-        limits.deadline.is_some_and(|d| Instant::now() >= d)
+    /// False when the run must stop: deadline, cancellation, or a memory cap that garbage
+    /// collection cannot bring the DAG under.
+    fn within(&mut self, limits: &Limits) -> bool {
+        if limits.deadline.is_some_and(|d| Instant::now() >= d)
             || limits
                 .cancel
                 .as_ref()
                 .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
+            return false;
+        }
+        let bytes = self.sample_bytes();
+        match limits.max_bytes {
+            Some(cap) if bytes > cap => {
+                self.collect_garbage();
+                self.approx_bytes() <= cap - cap / 8
+            }
+            _ => true,
+        }
+    }
+
+    fn sample_bytes(&mut self) -> usize {
+        let bytes = self.approx_bytes();
+        self.stats.peak_bytes = self.stats.peak_bytes.max(bytes as u64);
+        bytes
     }
 
     /// The root's state now.
@@ -178,10 +247,14 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// The root's moves (all of them, once expanded) and their children's state.
+    /// The root's moves generated so far and their children's state. An expansion stops
+    /// generating moves at the first one that solves the root (an OR root's proven child, an
+    /// AND root's disproven child), so a solved root may list only some of its moves; a root
+    /// that was decomposed instead of expanded by moves lists none.
     pub fn root_children(&self) -> Vec<RootChild<G::Move>> {
         self.root_moves
             .iter()
+            .filter(|&&(_, id)| self.nodes[id as usize].alive)
             .map(|&(mv, id)| {
                 let n = &self.nodes[id as usize];
                 RootChild {
@@ -209,8 +282,7 @@ impl<G: Game> Search<G> {
                 let key = child.key();
                 let (pn, dn) = match (self.table.get(&key), solved) {
                     (Some(&id), _) => (self.nodes[id as usize].pn, self.nodes[id as usize].dn),
-                    (None, Some(Value::Proven)) => (0, INFINITY),
-                    (None, Some(Value::Disproven)) => (INFINITY, 0),
+                    (None, Some(v)) => numbers_of(v),
                     (None, None) => child.estimate(),
                 };
                 let value = match (pn, dn) {
@@ -242,60 +314,75 @@ impl<G: Game> Search<G> {
         self.stats
     }
 
-    /// Number of entries in the transposition table (= DAG nodes).
+    /// Number of entries in the transposition table (= DAG nodes with a position).
     pub fn table_len(&self) -> usize {
         self.table.len()
     }
 
-    /// Approximate heap bytes held by the DAG and the table.
+    /// Approximate heap bytes held by the DAG and the table: node slots, positions, child and
+    /// parent links, and the table's buckets. Computed from counts, without a scan; slots freed by
+    /// [`Search::collect_garbage`] are not counted (they are reused before the vectors grow).
     pub fn approx_bytes(&self) -> usize {
-        let edges: usize = self
-            .nodes
-            .iter()
-            .map(|n| n.children.capacity() + n.parents.capacity())
-            .sum();
-        self.nodes.capacity() * std::mem::size_of::<Node>()
-            + self.states.capacity() * std::mem::size_of::<Option<G>>()
-            + edges * std::mem::size_of::<u32>()
+        let live = self.nodes.len() - self.free.len();
+        live * (std::mem::size_of::<Node>() + std::mem::size_of::<Option<G>>())
+            + self.links * std::mem::size_of::<u32>()
             + self.table.capacity() * (std::mem::size_of::<(G::Key, u32)>() + 1)
     }
 
-    fn root_solved(&self) -> bool {
-        let r = &self.nodes[ROOT as usize];
-        r.pn == 0 || r.dn == 0
+    fn lookup(&self, key: &G::Key) -> Option<Value> {
+        self.known.as_ref().and_then(|k| k(key))
     }
 
-    /// Simplifies `g`, then finds or creates its node.
-    fn node_for(&mut self, mut g: G) -> u32 {
-        let value = g.simplify();
-        let key = g.key();
-        if let Some(&id) = self.table.get(&key) {
-            self.stats.tt_hits += 1;
-            return id;
-        }
-        let value = value.or_else(|| self.known.as_ref().and_then(|k| k(&key)));
+    /// Stores a new node (in a freed slot if there is one) and, for a position, its table entry.
+    fn insert(
+        &mut self,
+        key: G::Key,
+        g: G,
+        value: Option<Value>,
+        numbers: (Number, Number),
+    ) -> u32 {
+        let or = g.node_type() == NodeType::Or;
         let (pn, dn) = match value {
-            Some(Value::Proven) => (0, INFINITY),
-            Some(Value::Disproven) => (INFINITY, 0),
-            None => {
-                let (pn, dn) = g.estimate();
-                (pn.clamp(1, INFINITY - 1), dn.clamp(1, INFINITY - 1))
-            }
+            Some(v) => numbers_of(v),
+            None => (
+                numbers.0.clamp(1, INFINITY - 1),
+                numbers.1.clamp(1, INFINITY - 1),
+            ),
         };
-        let id = u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes");
-        self.nodes.push(Node {
+        let id = self.slot(Node {
             pn,
             dn,
-            or: g.node_type() == NodeType::Or,
+            or,
             expanded: false,
             queued: false,
+            alive: true,
             children: Vec::new(),
             parents: Vec::new(),
         });
-        self.states.push(value.is_none().then_some(g));
+        self.states[id as usize] = value.is_none().then_some(g);
         self.table.insert(key, id);
-        self.stats.nodes_created += 1;
         id
+    }
+
+    fn slot(&mut self, node: Node) -> u32 {
+        self.stats.nodes_created += 1;
+        let id = if let Some(id) = self.free.pop() {
+            self.nodes[id as usize] = node;
+            id
+        } else {
+            self.nodes.push(node);
+            self.states.push(None);
+            u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 nodes")
+        };
+        let live = (self.nodes.len() - self.free.len()) as u64;
+        self.stats.peak_nodes = self.stats.peak_nodes.max(live);
+        id
+    }
+
+    fn link(&mut self, parent: u32, child: u32) {
+        self.nodes[parent as usize].children.push(child);
+        self.nodes[child as usize].parents.push(parent);
+        self.links += 2;
     }
 
     fn most_proving(&self) -> u32 {
@@ -321,21 +408,15 @@ impl<G: Game> Search<G> {
         let g = self.states[id as usize]
             .take()
             .expect("an unexpanded unsolved node keeps its position");
-        let mut children: Vec<u32> = Vec::new();
-        for (mv, child) in g.children() {
-            let cid = self.node_for(child);
-            if id == ROOT {
-                self.root_moves.push((mv, cid));
-            }
-            if !children.contains(&cid) {
-                children.push(cid);
-                self.nodes[cid as usize].parents.push(id);
-            }
-        }
         self.stats.nodes_expanded += 1;
+        self.nodes[id as usize].expanded = true;
+        if let Some(formula) = g.decompose() {
+            self.expand_formula(id, formula);
+        } else {
+            self.expand_moves(id, &g);
+        }
         let node = &mut self.nodes[id as usize];
-        node.expanded = true;
-        if children.is_empty() {
+        if node.children.is_empty() {
             // No move: the side to move has nothing to play and loses the search's sense.
             (node.pn, node.dn) = if node.or {
                 (INFINITY, 0)
@@ -343,12 +424,139 @@ impl<G: Game> Search<G> {
                 (0, INFINITY)
             };
         }
-        node.children = children;
+    }
+
+    /// Expands `id` by its moves. Children are simplified and looked up one by one; generation
+    /// stops at the first child that solves the node. The new, undecided children are then
+    /// estimated together ([`Game::estimate_children`]) and stored.
+    fn expand_moves(&mut self, id: u32, g: &G) {
+        let or = self.nodes[id as usize].or;
+        // Each child: an existing node, or an index into `fresh`.
+        let mut slots: Vec<(G::Move, Result<u32, usize>)> = Vec::new();
+        let mut fresh: Vec<(G::Key, G)> = Vec::new();
+        for (mv, mut child) in g.children() {
+            let value = child.simplify();
+            let key = child.key();
+            let existing = self.table.get(&key).copied();
+            let decisive = |v: Value| (v == Value::Proven) == or;
+            if let Some(cid) = existing {
+                self.stats.tt_hits += 1;
+                slots.push((mv, Ok(cid)));
+                if value_of(&self.nodes[cid as usize]).is_some_and(decisive) {
+                    break;
+                }
+                continue;
+            }
+            if let Some(i) = fresh.iter().position(|(k, _)| *k == key) {
+                self.stats.tt_hits += 1;
+                slots.push((mv, Err(i)));
+                continue;
+            }
+            let value = value.or_else(|| self.lookup(&key));
+            if let Some(v) = value {
+                let cid = self.insert(key, child, Some(v), (0, 0));
+                slots.push((mv, Ok(cid)));
+                if decisive(v) {
+                    break;
+                }
+                continue;
+            }
+            slots.push((mv, Err(fresh.len())));
+            fresh.push((key, child));
+        }
+        let estimates = {
+            let refs: Vec<&G> = fresh.iter().map(|(_, c)| c).collect();
+            g.estimate_children(&refs)
+        };
+        debug_assert_eq!(estimates.len(), fresh.len());
+        let ids: Vec<u32> = fresh
+            .into_iter()
+            .zip(estimates)
+            .map(|((key, child), numbers)| self.insert(key, child, None, numbers))
+            .collect();
+        for (mv, slot) in slots {
+            let cid = slot.unwrap_or_else(|i| ids[i]);
+            if id == ROOT {
+                self.root_moves.push((mv, cid));
+            }
+            if !self.nodes[id as usize].children.contains(&cid) {
+                self.link(id, cid);
+            }
+        }
+    }
+
+    /// Expands `id` by a decomposition: the node takes the formula's top connective, inner
+    /// connectives become inner nodes (no position, no table entry) and leaves are positions.
+    fn expand_formula(&mut self, id: u32, formula: Formula<G>) {
+        let parts = match formula {
+            Formula::Any(parts) => {
+                self.nodes[id as usize].or = true;
+                parts
+            }
+            Formula::All(parts) => {
+                self.nodes[id as usize].or = false;
+                parts
+            }
+            leaf @ Formula::Position(_) => vec![leaf],
+        };
+        for part in parts {
+            let cid = self.formula_node(part);
+            if !self.nodes[id as usize].children.contains(&cid) {
+                self.link(id, cid);
+            }
+        }
+    }
+
+    /// The node of one part of a decomposition.
+    fn formula_node(&mut self, part: Formula<G>) -> u32 {
+        let (or, parts) = match part {
+            Formula::Position(mut g) => {
+                let value = g.simplify();
+                let key = g.key();
+                if let Some(&cid) = self.table.get(&key) {
+                    self.stats.tt_hits += 1;
+                    return cid;
+                }
+                let value = value.or_else(|| self.lookup(&key));
+                let numbers = if value.is_none() {
+                    g.estimate()
+                } else {
+                    (0, 0)
+                };
+                return self.insert(key, g, value, numbers);
+            }
+            Formula::Any(parts) => (true, parts),
+            Formula::All(parts) => (false, parts),
+        };
+        let id = self.slot(Node {
+            pn: 1,
+            dn: 1,
+            or,
+            expanded: true,
+            queued: false,
+            alive: true,
+            children: Vec::new(),
+            parents: Vec::new(),
+        });
+        for part in parts {
+            let cid = self.formula_node(part);
+            if !self.nodes[id as usize].children.contains(&cid) {
+                self.link(id, cid);
+            }
+        }
+        let (pn, dn) = self.recompute(id);
+        let node = &mut self.nodes[id as usize];
+        (node.pn, node.dn) = (pn, dn);
+        id
     }
 
     fn recompute(&self, id: u32) -> (Number, Number) {
         let n = &self.nodes[id as usize];
         if n.children.is_empty() {
+            if n.expanded && !n.solved() {
+                // An inner node with no parts: an empty OR is false, an empty AND true.
+                return if n.or { (INFINITY, 0) } else { (0, INFINITY) };
+            }
             return (n.pn, n.dn);
         }
         let node_type = if n.or { NodeType::Or } else { NodeType::And };
@@ -387,6 +595,57 @@ impl<G: Game> Search<G> {
         }
         self.queue = queue;
     }
+
+    /// Frees what the search no longer needs, and returns the number of nodes freed. Policy:
+    /// (1) every solved node forgets its children (its value is all the search needs of it);
+    /// (2) every node no longer reachable from the root is freed, its table entry too; (3) the
+    /// parent lists are rebuilt. Unsolved nodes reachable from the root are kept, so the search
+    /// goes on exactly as before except that a freed solved position met again is searched
+    /// again. Runs on its own when [`Limits::max_bytes`] is exceeded.
+    pub fn collect_garbage(&mut self) -> u64 {
+        // 1. Solved nodes drop their children.
+        for n in self.nodes.iter_mut().filter(|n| n.alive && n.solved()) {
+            n.children = Vec::new();
+        }
+        // 2. Mark from the root.
+        let mut marked = vec![false; self.nodes.len()];
+        let mut stack = vec![ROOT];
+        marked[ROOT as usize] = true;
+        while let Some(id) = stack.pop() {
+            for &c in &self.nodes[id as usize].children {
+                if !marked[c as usize] {
+                    marked[c as usize] = true;
+                    stack.push(c);
+                }
+            }
+        }
+        // 3. Sweep and rebuild the parent lists.
+        let mut freed = 0;
+        for (id, n) in self.nodes.iter_mut().enumerate() {
+            n.parents = Vec::new();
+            if n.alive && !marked[id] {
+                n.alive = false;
+                n.children = Vec::new();
+                self.states[id] = None;
+                self.free.push(id as u32);
+                freed += 1;
+            }
+        }
+        self.links = 0;
+        for id in 0..self.nodes.len() {
+            for i in 0..self.nodes[id].children.len() {
+                let c = self.nodes[id].children[i] as usize;
+                self.nodes[c].parents.push(id as u32);
+                self.links += 2;
+            }
+        }
+        let nodes = &self.nodes;
+        self.table.retain(|_, id| nodes[*id as usize].alive);
+        self.table.shrink_to_fit();
+        self.stats.gc_runs += 1;
+        self.stats.nodes_freed += freed;
+        freed
+    }
 }
 
 fn value_of(n: &Node) -> Option<Value> {
@@ -420,14 +679,13 @@ mod tests {
             }
         }
         fn simplify(&mut self) -> Option<Value> {
-            (self.n == 0).then(|| {
-                // The previous player took the last stone.
-                if self.or_to_move {
-                    Value::Disproven
-                } else {
-                    Value::Proven
-                }
-            })
+            // The previous player took the last stone.
+            let last_mover_wins = if self.or_to_move {
+                Value::Disproven
+            } else {
+                Value::Proven
+            };
+            (self.n == 0).then_some(last_mover_wins)
         }
         fn children(&self) -> Vec<(u32, Self)> {
             (1..=self.n.min(2))

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use super::board::{Cell, Cols, cells_of};
 use super::hypergraph::Hypergraph;
 use super::position::{Key, Position, Side};
-use crate::pns::{Game, NodeType, Number, Value};
+use crate::pns::{Formula, Game, NodeType, Number, Value};
 
 /// A PNS+ technique that can be switched off for ablation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -34,14 +34,22 @@ pub enum Technique {
     DominatedSquares,
     /// The transposition key is mirror-canonical (`c -> n-1-c`).
     MirrorTt,
-    /// Heuristic pn/dn initialisation: dn = 1000^phi, pn = 1 + 10 P(Breaker wins) from the
-    /// anchor's logistic regression (spec, "Heuristic initialisation").
+    /// Heuristic pn/dn initialisation (spec, "Heuristic initialisation"): pn = 1 + 10
+    /// P(Breaker wins) from the anchor's logistic regression, times the number of moves at an
+    /// AND node; dn = 1000^phi, and for the OR children of an expanded AND node the paper's
+    /// sibling-relative 1000^(phi(parent) - phi(s) + phi(child)), s the new OR child with the
+    /// smallest phi.
     Heuristics,
+    /// Residual components (spec, "Residual hypergraph"): a position whose free lines fall into
+    /// two or more connected components is decided by its components. Maker to move: Maker
+    /// wins iff he wins some component moving first. Breaker to move: Maker wins iff he wins
+    /// some component with Breaker moving first there, or wins two components moving first.
+    Components,
 }
 
 impl Technique {
     /// Every technique, in a fixed order.
-    pub const ALL: [Technique; 7] = [
+    pub const ALL: [Technique; 8] = [
         Technique::ForcedMove,
         Technique::MakerWinStop,
         Technique::BreakerWinStop,
@@ -49,6 +57,7 @@ impl Technique {
         Technique::DominatedSquares,
         Technique::MirrorTt,
         Technique::Heuristics,
+        Technique::Components,
     ];
 
     /// The technique's name on the command line and the wire.
@@ -61,7 +70,14 @@ impl Technique {
             Technique::DominatedSquares => "dominated-squares",
             Technique::MirrorTt => "mirror-tt",
             Technique::Heuristics => "heuristics",
+            Technique::Components => "components",
         }
+    }
+
+    /// True for the techniques [`Rules::new`] switches on unless told otherwise (all of them
+    /// now; a technique that costs more than it saves would be off by default).
+    pub fn on_by_default(self) -> bool {
+        true
     }
 }
 
@@ -74,7 +90,7 @@ impl fmt::Display for Technique {
 /// An unknown technique name; it carries the name.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics)"
+    "unknown technique {0:?} (known: forced-move, maker-win-stop, breaker-win-stop, dead-squares, dominated-squares, mirror-tt, heuristics, components)"
 )]
 pub struct UnknownTechnique(pub String);
 
@@ -96,15 +112,30 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// The paper's hypergraph for `cols` with every technique on except `disabled`.
+    /// The paper's hypergraph for `cols` with the techniques that are on by default
+    /// ([`Technique::on_by_default`]) except `disabled`.
     pub fn new(cols: Cols, disabled: &[Technique]) -> Arc<Self> {
+        Self::with_enabled(
+            cols,
+            &Technique::ALL
+                .into_iter()
+                .filter(|t| t.on_by_default() && !disabled.contains(t))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// The paper's hypergraph for `cols` with exactly the techniques `enabled` (an empty list
+    /// is plain PNS with an exact-position transposition table).
+    pub fn with_enabled(cols: Cols, enabled: &[Technique]) -> Arc<Self> {
         Arc::new(Rules {
             hg: Hypergraph::paper(cols),
-            enabled: Technique::ALL
-                .into_iter()
-                .filter(|t| !disabled.contains(t))
-                .collect(),
+            enabled: enabled.iter().copied().collect(),
         })
+    }
+
+    /// True when `t` is switched on.
+    pub fn enabled(&self, t: Technique) -> bool {
+        self.on(t)
     }
 
     fn on(&self, t: Technique) -> bool {
@@ -122,6 +153,10 @@ impl Rules {
 pub struct SevenGame {
     pos: Position,
     rules: Arc<Rules>,
+    /// Simplification must not play forced moves (which pass the turn): set for a game made by
+    /// [`SevenGame::new`], the root of a search, so that the root's children are the moves of
+    /// the side to move there. Not part of the key (forced moves keep the value).
+    hold_turn: bool,
 }
 
 impl fmt::Debug for SevenGame {
@@ -148,6 +183,8 @@ struct Lines {
     defences: u128,
     /// True when Maker owns a whole edge.
     maker_won: bool,
+    /// `phi * 128` = Σ over free lines of `2^(7 - l)` (exact; see [`super::Potential`]).
+    phi_num: u64,
 }
 
 impl Lines {
@@ -161,6 +198,7 @@ impl Lines {
             crossing: None,
             defences: u128::MAX,
             maker_won: false,
+            phi_num: 0,
         };
         // For each cell, up to two distinct partner cells in 2-lines and whether there are more.
         let mut partner = [[u8::MAX; 2]; 128];
@@ -170,6 +208,7 @@ impl Lines {
                 continue;
             }
             let r = e & empty;
+            l.phi_num += 1u64 << (7 - r.count_ones());
             match r.count_ones() {
                 0 => l.maker_won = true,
                 1 => l.ones |= r,
@@ -227,7 +266,19 @@ impl SevenGame {
                 rules.hg.cols()
             ));
         }
-        Ok(SevenGame { pos, rules })
+        Ok(SevenGame {
+            pos,
+            rules,
+            hold_turn: true,
+        })
+    }
+
+    fn derived(&self, pos: Position) -> SevenGame {
+        SevenGame {
+            pos,
+            rules: Arc::clone(&self.rules),
+            hold_turn: false,
+        }
     }
 
     /// The current (possibly simplified) position.
@@ -264,10 +315,22 @@ impl SevenGame {
                     // No single Breaker move stops every crossing: Maker plays one and wins.
                     return Err(Value::Proven);
                 }
-                if rules.on(Technique::BreakerWinStop) && l.ones == 0 {
-                    let phi = self.pos.potential(&rules.hg).phi();
-                    if phi < super::position::Dyadic::ONE {
-                        return Err(Value::Disproven);
+                if rules.on(Technique::BreakerWinStop) && l.ones == 0 && l.phi_num < 128 {
+                    return Err(Value::Disproven);
+                }
+                if forced && !self.hold_turn {
+                    // Breaker's only move that does not lose at once: play it (the turn passes).
+                    let only = if l.ones != 0 {
+                        l.ones
+                    } else if l.crossing.is_some() {
+                        l.defences & self.pos.empty_cells()
+                    } else {
+                        0
+                    };
+                    if only.count_ones() == 1 {
+                        self.pos.assign(Side::Breaker, only);
+                        self.pos = self.pos.with_to_move(Side::Maker);
+                        return Ok(true);
                     }
                 }
             }
@@ -298,8 +361,12 @@ impl SevenGame {
 
     /// The cells worth playing: forced moves first, else every live cell minus dominated ones.
     fn moves(&self) -> u128 {
+        self.moves_from(&Lines::of(&self.pos, &self.rules.hg))
+    }
+
+    /// [`Self::moves`] from the position's free lines.
+    fn moves_from(&self, l: &Lines) -> u128 {
         let rules = &self.rules;
-        let l = Lines::of(&self.pos, &rules.hg);
         let empty = self.pos.empty_cells();
         if rules.on(Technique::ForcedMove) {
             match self.pos.to_move() {
@@ -358,13 +425,7 @@ impl Game for SevenGame {
         cells_of(self.moves())
             .filter_map(|c| {
                 let pos = self.pos.play(c).ok()?;
-                Some((
-                    c,
-                    SevenGame {
-                        pos,
-                        rules: Arc::clone(&self.rules),
-                    },
-                ))
+                Some((c, self.derived(pos)))
             })
             .collect()
     }
@@ -394,21 +455,160 @@ impl Game for SevenGame {
         if !self.rules.on(Technique::Heuristics) {
             return (1, 1);
         }
-        let phi = self.pos.potential(&self.rules.hg).phi().to_f64();
-        let empties = f64::from(self.pos.empty_cells().count_ones());
-        let and = if self.pos.to_move() == Side::Breaker {
-            1.0
-        } else {
-            0.0
-        };
-        // Anchor's regression: log-odds of a Maker win.
-        let log_odds =
-            -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * empties + 17.236_918_08 * phi;
-        let p_breaker = 1.0 / (1.0 + log_odds.exp());
-        let pn = 100.0 * (1.0 + 10.0 * p_breaker);
-        let dn = 100.0 * 1000f64.powf(phi);
-        (pn.round() as Number, dn.min(1e18).round() as Number)
+        let f = self.features();
+        (f.pn(), scaled_power(f.phi))
     }
+
+    /// The anchor's initialisation (spec, "Heuristic initialisation"), with the paper's
+    /// sibling-relative dn for the OR children of an AND node.
+    fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
+        if !self.rules.on(Technique::Heuristics) {
+            return vec![(1, 1); children.len()];
+        }
+        let features: Vec<Features> = children.iter().map(|c| c.features()).collect();
+        let relative = self.pos.to_move() == Side::Breaker;
+        let phi_parent = self.phi();
+        let phi_min = features
+            .iter()
+            .filter(|f| !f.and)
+            .map(|f| f.phi)
+            .fold(f64::INFINITY, f64::min);
+        features
+            .iter()
+            .map(|f| {
+                let exponent = if relative && !f.and {
+                    phi_parent - phi_min + f.phi
+                } else {
+                    f.phi
+                };
+                (f.pn(), scaled_power(exponent))
+            })
+            .collect()
+    }
+
+    fn decompose(&self) -> Option<Formula<Self>> {
+        if !self.rules.on(Technique::Components) {
+            return None;
+        }
+        let parts = components(&self.rules.hg, &self.pos);
+        if parts.len() < 2 {
+            return None;
+        }
+        let empty = self.pos.empty_cells();
+        // Component `c` alone: every other empty cell goes to Breaker, which kills exactly the
+        // free lines of the other components.
+        let part = |c: u128, side: Side| {
+            let mut pos = self.pos.with_to_move(side);
+            pos.assign(Side::Breaker, empty & !c);
+            Formula::Position(self.derived(pos))
+        };
+        let mut any: Vec<Formula<Self>> = Vec::new();
+        match self.pos.to_move() {
+            Side::Maker => any.extend(parts.iter().map(|&c| part(c, Side::Maker))),
+            Side::Breaker => {
+                any.extend(parts.iter().map(|&c| part(c, Side::Breaker)));
+                for (i, &a) in parts.iter().enumerate() {
+                    for &b in &parts[i + 1..] {
+                        any.push(Formula::All(vec![
+                            part(a, Side::Maker),
+                            part(b, Side::Maker),
+                        ]));
+                    }
+                }
+            }
+        }
+        Some(Formula::Any(any))
+    }
+}
+
+/// What the heuristic initialisation reads of a simplified position.
+struct Features {
+    /// Breaker to move.
+    and: bool,
+    /// The anchor's potential `phi = Σ x_l 2^-l`.
+    phi: f64,
+    /// Empty cells.
+    empties: u32,
+    /// Moves the search would generate.
+    moves: u32,
+}
+
+/// Both heuristic numbers are scaled by this so that their fractional parts survive in
+/// integers.
+const SCALE: f64 = 100.0;
+
+impl Features {
+    /// pn = 1 + 10 P(Breaker wins), times the number of moves at an AND node. P from the
+    /// anchor's logistic regression (log-odds of a Maker win = -4.63230495 - 9.67572108 [AND]
+    /// - 0.87216265 empties + 17.23691808 phi).
+    fn pn(&self) -> Number {
+        let and = if self.and { 1.0 } else { 0.0 };
+        let log_odds = -4.632_304_95 - 9.675_721_08 * and - 0.872_162_65 * f64::from(self.empties)
+            + 17.236_918_08 * self.phi;
+        let p_breaker = 1.0 / (1.0 + log_odds.exp());
+        let moves = if self.and {
+            f64::from(self.moves.max(1))
+        } else {
+            1.0
+        };
+        (SCALE * (1.0 + 10.0 * p_breaker) * moves).round() as Number
+    }
+}
+
+/// `SCALE * 1000^exponent`, capped far below [`crate::pns::INFINITY`].
+fn scaled_power(exponent: f64) -> Number {
+    (SCALE * 1000f64.powf(exponent)).min(1e18).round() as Number
+}
+
+impl SevenGame {
+    fn phi(&self) -> f64 {
+        self.pos.potential(&self.rules.hg).phi().to_f64()
+    }
+
+    fn features(&self) -> Features {
+        let l = Lines::of(&self.pos, &self.rules.hg);
+        Features {
+            and: self.pos.to_move() == Side::Breaker,
+            phi: l.phi_num as f64 / 128.0,
+            empties: self.pos.empty_cells().count_ones(),
+            moves: self.moves_from(&l).count_ones(),
+        }
+    }
+}
+
+/// The connected components of the residual hypergraph of `pos` (empty cells of the free
+/// lines; two cells are connected when a free line holds both), as cell masks in the order of
+/// their lowest cell.
+fn components(hg: &Hypergraph, pos: &Position) -> Vec<u128> {
+    let empty = pos.empty_cells();
+    let mut lines: Vec<u128> = hg
+        .edges()
+        .iter()
+        .filter(|&&e| e & pos.breaker() == 0)
+        .map(|&e| e & empty)
+        .filter(|&r| r != 0)
+        .collect();
+    let mut parts = Vec::new();
+    while let Some(first) = lines.pop() {
+        let mut part = first;
+        loop {
+            let before = lines.len();
+            lines.retain(|&r| {
+                if r & part != 0 {
+                    part |= r;
+                    false
+                } else {
+                    true
+                }
+            });
+            if lines.len() == before {
+                break;
+            }
+        }
+        parts.push(part);
+    }
+    parts.sort_by_key(|p| p.trailing_zeros());
+    parts
 }
 
 /// What [`solve`] found.
@@ -442,6 +642,7 @@ pub fn solve(
     let game = SevenGame {
         pos,
         rules: Arc::clone(&rules),
+        hold_turn: true,
     };
     let mut search = Search::new(game);
     let outcome = search.run(limits);
@@ -466,6 +667,7 @@ pub fn solve(
             let mut s = Search::new(SevenGame {
                 pos: child,
                 rules: Arc::clone(&rules),
+                hold_turn: false,
             });
             let won = s.run(limits) == Outcome::Solved(mover_wins);
             let st = s.stats();

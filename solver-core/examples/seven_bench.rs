@@ -1,0 +1,28 @@
+//! Solves the empty (4, n, 7^tr) boards given on the command line (default 7 8 9 10) with every
+//! default technique on and prints nodes, time and nodes per second per n.
+//!
+//! Run: `cargo run -p solver-core --release --example seven_bench -- 9 10`.
+
+use solver_core::games::seven::{Cols, Position, Side, solve};
+use solver_core::pns::Limits;
+
+fn main() {
+    let ns: Vec<u32> = std::env::args()
+        .skip(1)
+        .map(|a| a.parse().expect("a board width"))
+        .collect();
+    let ns = if ns.is_empty() { vec![7, 8, 9, 10] } else { ns };
+    for n in ns {
+        let pos = Position::empty(Cols::try_from(n).expect("4..=32"), Side::Maker);
+        let r = solve(pos, &[], &Limits::default(), false);
+        let secs = r.stats.elapsed.as_secs_f64();
+        println!(
+            "n={n} {:?} nodes={} expanded={} time={secs:.3}s nodes/s={:.0} bytes={}",
+            r.outcome,
+            r.stats.nodes_created,
+            r.stats.nodes_expanded,
+            r.stats.nodes_created as f64 / secs,
+            r.approx_bytes
+        );
+    }
+}

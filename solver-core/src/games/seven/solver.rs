@@ -340,6 +340,26 @@ impl SevenGame {
             self.pos.assign(Side::Breaker, empty & !l.live);
             return Ok(true);
         }
+        if rules.on(Technique::DominatedSquares)
+            && self.pos.to_move() == Side::Maker
+            && !self.hold_turn
+        {
+            // A 2-line {a, b} with `a` on no other free line: Maker takes `b` (which dominates
+            // `a`) and Breaker must answer on `a`; Maker is to move again (spec, "Dominated
+            // squares"; the anchor code does this at every OR node).
+            for &r in l.residual.iter().filter(|r| r.count_ones() == 2) {
+                let (a, b) = (r & r.wrapping_neg(), r & (r - 1));
+                let deg = |m: u128| l.degree[m.trailing_zeros() as usize];
+                let (lonely, other) = match (deg(a), deg(b)) {
+                    (1, d) if d >= 2 => (a, b),
+                    (d, 1) if d >= 2 => (b, a),
+                    _ => continue,
+                };
+                self.pos.assign(Side::Maker, other);
+                self.pos.assign(Side::Breaker, lonely);
+                return Ok(true);
+            }
+        }
         if rules.on(Technique::DominatedSquares) {
             for &r in &l.residual {
                 let lonely: u128 = cells_of(r)
@@ -380,24 +400,43 @@ impl SevenGame {
                 _ => {}
             }
         }
-        let mut moves = empty;
         if rules.on(Technique::DominatedSquares) {
-            for &r in &l.residual {
-                if r.count_ones() == 2 {
-                    let (a, b) = (
-                        r.trailing_zeros() as usize,
-                        127 - r.leading_zeros() as usize,
-                    );
-                    if l.degree[a] == 1 && l.degree[b] >= 2 {
-                        moves &= !(1u128 << a);
-                    } else if l.degree[b] == 1 && l.degree[a] >= 2 {
-                        moves &= !(1u128 << b);
-                    }
-                }
-            }
+            undominated(&l.residual, empty)
+        } else {
+            empty
         }
-        moves
     }
+}
+
+/// The empty cells that no other empty cell dominates. Cell `y` dominates `x` when every free
+/// line through `x` also passes through `y`: in a Maker-Breaker game `y` is then at least as
+/// good a move as `x` for either side (claiming `y` does for every line what claiming `x`
+/// does). Of cells on exactly the same free lines only the lowest is kept, so every removed
+/// cell is dominated by a kept one and the set is never empty when `empty` is not.
+fn undominated(residual: &[u128], empty: u128) -> u128 {
+    let mut lines_of = [0u128; 128];
+    for (i, &r) in residual.iter().enumerate() {
+        let bit = 1u128 << (i % 128);
+        for c in cells_of(r) {
+            lines_of[c.index()] |= bit;
+        }
+    }
+    // More than 128 free lines: compare only by the first 128 would be unsound; keep all.
+    if residual.len() > 128 {
+        return empty;
+    }
+    let mut kept = empty;
+    for x in cells_of(empty) {
+        let lx = lines_of[x.index()];
+        let dominated = cells_of(empty).any(|y| {
+            let ly = lines_of[y.index()];
+            y != x && lx & !ly == 0 && (lx != ly || y < x)
+        });
+        if dominated {
+            kept &= !x.bit();
+        }
+    }
+    kept
 }
 
 impl Game for SevenGame {

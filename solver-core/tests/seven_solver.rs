@@ -5,7 +5,7 @@ mod common;
 use std::collections::HashMap;
 
 use serde_json::Value as Json;
-use solver_core::games::seven::{Hypergraph, Position, Rules, SevenGame, Side, Technique};
+use solver_core::games::seven::{Cell, Hypergraph, Position, Rules, SevenGame, Side, Technique};
 use solver_core::pns::{Limits, Outcome, Search, Value};
 
 fn testdata(name: &str) -> Vec<Json> {
@@ -86,10 +86,7 @@ fn positions_get_their_winner_with_every_technique_on() {
 #[test]
 fn positions_get_their_winner_with_each_technique_off() {
     for t in Technique::ALL {
-        for rec in testdata("positions.jsonl")
-            .iter()
-            .filter(|r| r["n"].as_u64() <= Some(9))
-        {
+        for rec in testdata("positions.jsonl").iter() {
             let got = winner(solve(position(rec), &[t]));
             assert_eq!(
                 got,
@@ -102,10 +99,10 @@ fn positions_get_their_winner_with_each_technique_off() {
 }
 
 #[test]
-fn empty_boards_up_to_nine() {
+fn empty_boards_up_to_eleven() {
     for rec in testdata("empty_boards.jsonl")
         .iter()
-        .filter(|r| r["n"].as_u64() <= Some(9))
+        .filter(|r| r["n"].as_u64() <= Some(11))
     {
         let got = winner(solve(position(rec), &[]));
         assert_eq!(
@@ -119,14 +116,33 @@ fn empty_boards_up_to_nine() {
 }
 
 #[test]
+fn empty_boards_up_to_eight_with_each_technique_off() {
+    for t in Technique::ALL {
+        for rec in testdata("empty_boards.jsonl")
+            .iter()
+            .filter(|r| r["n"].as_u64() <= Some(8))
+        {
+            let got = winner(solve(position(rec), &[t]));
+            assert_eq!(
+                got,
+                rec["winner"].as_str().expect("winner"),
+                "n={} {} without {t}",
+                rec["n"],
+                rec["to_move"]
+            );
+        }
+    }
+}
+
+#[test]
 fn agrees_with_brute_force_on_small_boards() {
     use rand::{Rng, SeedableRng, rngs::StdRng};
     let mut rng = StdRng::seed_from_u64(7);
-    for n in 4..=5u32 {
+    for n in 4..=6u32 {
         let cols = n.try_into().expect("in range");
         let hg = Hypergraph::paper(cols);
         let mut memo = HashMap::new();
-        for _ in 0..(if n == 4 { 300 } else { 80 }) {
+        for _ in 0..[300, 80, 40][n as usize - 4] {
             let mut pos = Position::empty(
                 cols,
                 if rng.random() {
@@ -135,25 +151,176 @@ fn agrees_with_brute_force_on_small_boards() {
                     Side::Breaker
                 },
             );
+            // Stones per side, in tenths of the cells: more on n = 6 to keep brute force fast.
+            let share = if n < 6 { 3 } else { 4 };
             for cell in cols.iter_cells() {
-                match rng.random_range(0..10) {
-                    0..=2 => pos.assign(Side::Maker, cell.bit()),
-                    3..=5 => pos.assign(Side::Breaker, cell.bit()),
-                    _ => {}
+                let roll = rng.random_range(0..10);
+                if roll < share {
+                    pos.assign(Side::Maker, cell.bit());
+                } else if roll < 2 * share {
+                    pos.assign(Side::Breaker, cell.bit());
                 }
             }
             if pos.maker_won(&hg) {
                 continue;
             }
             let want = brute(&pos, &hg, &mut memo);
-            for disabled in [
-                &[][..],
-                &[Technique::DominatedSquares],
-                &[Technique::ForcedMove, Technique::MakerWinStop],
-            ] {
+            let each_off = Technique::ALL.map(|t| vec![t]);
+            let sets = [vec![], vec![Technique::ForcedMove, Technique::MakerWinStop]];
+            for disabled in sets.iter().chain(&each_off) {
                 let got = solve(pos, disabled) == Value::Proven;
                 assert_eq!(got, want, "{pos} {} without {disabled:?}", pos.to_move());
             }
         }
     }
+}
+
+/// Plain minimax on an explicit residual hypergraph: `lines` are the empty cells of the free
+/// lines. True when Maker wins with `maker_to_move`.
+fn brute_lines(
+    lines: &[u128],
+    maker_to_move: bool,
+    memo: &mut HashMap<(Vec<u128>, bool), bool>,
+) -> bool {
+    if lines.contains(&0) {
+        return true;
+    }
+    if lines.is_empty() {
+        return false;
+    }
+    let mut key = lines.to_vec();
+    key.sort_unstable();
+    key.dedup();
+    if let Some(&v) = memo.get(&(key.clone(), maker_to_move)) {
+        return v;
+    }
+    let cells = key.iter().fold(0u128, |m, &l| m | l);
+    let mut result = !maker_to_move;
+    let mut rest = cells;
+    while rest != 0 {
+        let c = rest & rest.wrapping_neg();
+        rest &= rest - 1;
+        let next: Vec<u128> = if maker_to_move {
+            key.iter().map(|&l| l & !c).collect()
+        } else {
+            key.iter().copied().filter(|&l| l & c == 0).collect()
+        };
+        let w = brute_lines(&next, !maker_to_move, memo);
+        if w == maker_to_move {
+            result = w;
+            break;
+        }
+    }
+    memo.insert((key, maker_to_move), result);
+    result
+}
+
+/// The connected components (cell masks) of the lines `lines` over the cells `cells`.
+fn parts(lines: &[u128], cells: u128) -> Vec<u128> {
+    let mut out: Vec<u128> = Vec::new();
+    let mut rest = cells;
+    while rest != 0 {
+        let mut part = rest & rest.wrapping_neg();
+        loop {
+            let grown = lines
+                .iter()
+                .filter(|&&l| l & part != 0)
+                .fold(part, |m, &l| m | l);
+            if grown == part {
+                break;
+            }
+            part = grown;
+        }
+        out.push(part);
+        rest &= !part;
+    }
+    out
+}
+
+/// What the spec's cut-edge rule (Thm IV.3) says of Maker to move on `lines`, for every cut
+/// edge and split: `(rule's answer, e, V1, V2)`.
+fn cut_edge_claims(
+    lines: &[u128],
+    memo: &mut HashMap<(Vec<u128>, bool), bool>,
+) -> Vec<(bool, u128, u128, u128)> {
+    let cells = lines.iter().fold(0u128, |m, &l| m | l);
+    let mut out = Vec::new();
+    for (i, &e) in lines.iter().enumerate() {
+        let others: Vec<u128> = lines
+            .iter()
+            .enumerate()
+            .filter(|&(j, _)| j != i)
+            .map(|(_, &l)| l)
+            .collect();
+        let comps = parts(&others, cells);
+        if comps.len() > 8 {
+            continue;
+        }
+        // Every split of the components into two sides that `e` crosses.
+        for mask in 1..(1u32 << comps.len()) - 1 {
+            let v1 = comps
+                .iter()
+                .enumerate()
+                .filter(|&(k, _)| mask >> k & 1 == 1)
+                .fold(0u128, |m, (_, &c)| m | c);
+            let v2 = cells & !v1;
+            if e & v1 == 0 || e & v2 == 0 {
+                continue;
+            }
+            let inside = |v: u128| -> Vec<u128> {
+                others.iter().copied().filter(|&l| l & !v == 0).collect()
+            };
+            let (mut e1, mut e2) = (inside(v1), inside(v2));
+            let rule = brute_lines(&e1, true, memo) || brute_lines(&e2, true, memo) || {
+                e1.push(e & v1);
+                e2.push(e & v2);
+                brute_lines(&e1, true, memo) && brute_lines(&e2, true, memo)
+            };
+            out.push((rule, e, v1, v2));
+        }
+    }
+    out
+}
+
+fn residual_lines(pos: &Position) -> Vec<u128> {
+    Hypergraph::paper(pos.cols())
+        .edges()
+        .iter()
+        .filter(|&&e| e & pos.breaker() == 0)
+        .map(|&e| e & pos.empty_cells())
+        .collect()
+}
+
+/// Thm IV.3 (cut edge) as the spec states it is wrong, so the solver does not implement it.
+/// In `MBM./B..B/.MBM/BMM.` with Maker to move the residual hypergraph is one 2-line e = {a3,
+/// b2}: Breaker wins (he answers Maker's cell with the other one). Cutting at e with V1 = {a3},
+/// V2 = {b2}: E1' and E2' are empty, E1 = {{a3}}, E2 = {{b2}}, and Maker, moving first, wins
+/// both (V1, E1) and (V2, E2), so the rule says Maker wins. In `M.B./B.BB/.M../.MBB` the same
+/// happens with other edges present. (Winning `e ∩ V1` and `e ∩ V2` each moving first does not
+/// win `e`: Breaker answers on the other side.) Found by enumerating every cut edge and split
+/// of random positions for n = 4..6 against the brute force; the position the brief named,
+/// `.BM./.MMB/B.B./...M`, is not a counterexample under this reading (every split agrees).
+#[test]
+fn cut_edge_rule_as_stated_is_wrong() {
+    let mut memo = HashMap::new();
+    for text in ["MBM./B..B/.MBM/BMM.", "M.B./B.BB/.M../.MBB"] {
+        let pos = Position::from_compact(text, Side::Maker).expect("valid");
+        let lines = residual_lines(&pos);
+        assert!(
+            !brute_lines(&lines, true, &mut memo),
+            "{text}: Breaker wins"
+        );
+        assert_eq!(solve(pos, &[]), Value::Disproven, "{text}");
+        assert!(
+            cut_edge_claims(&lines, &mut memo)
+                .iter()
+                .any(|&(rule, ..)| rule),
+            "{text}: the stated cut-edge rule says Maker wins for some cut edge"
+        );
+    }
+    let pos = Position::from_compact("MBM./B..B/.MBM/BMM.", Side::Maker).expect("valid");
+    assert_eq!(
+        residual_lines(&pos),
+        vec![Cell::new(2, 0).bit() | Cell::new(1, 1).bit()]
+    );
 }

@@ -764,4 +764,78 @@ mod tests {
         assert_eq!(s.stats().nodes_created, 10);
         assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));
     }
+
+    /// Nim whose key also holds the moves so far: a tree, no transpositions.
+    #[derive(Clone, Debug)]
+    struct TreeNim {
+        nim: Nim,
+        path: u64,
+    }
+
+    impl Game for TreeNim {
+        type Key = ((u32, bool), u64);
+        type Move = u32;
+        fn node_type(&self) -> NodeType {
+            self.nim.node_type()
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            self.nim.simplify()
+        }
+        fn children(&self) -> Vec<(u32, Self)> {
+            self.nim
+                .children()
+                .into_iter()
+                .map(|(t, nim)| {
+                    let path = self.path.wrapping_mul(3).wrapping_add(u64::from(t));
+                    (t, TreeNim { nim, path })
+                })
+                .collect()
+        }
+        fn key(&self) -> Self::Key {
+            (self.nim.key(), self.path)
+        }
+    }
+
+    #[test]
+    fn garbage_collection_frees_solved_subtrees_and_keeps_the_value() {
+        let root = TreeNim {
+            nim: Nim {
+                n: 14,
+                or_to_move: true,
+            },
+            path: 0,
+        };
+        let mut s = Search::new(root);
+        let out = s.run(&Limits {
+            max_nodes: Some(300),
+            ..Limits::default()
+        });
+        assert!(matches!(out, Outcome::Unknown { .. }));
+        let before = s.table_len();
+        let freed = s.collect_garbage();
+        assert!(freed > 0, "solved subtrees are freed");
+        assert_eq!(s.table_len(), before - freed as usize);
+        assert_eq!(s.stats().gc_runs, 1);
+        assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));
+        // Under a cap well below the uncapped peak, collections run and free nodes; the run
+        // ends solved (rightly) or, when the unsolved part alone is too big, unknown.
+        let root = TreeNim {
+            nim: Nim {
+                n: 23,
+                or_to_move: true,
+            },
+            path: 0,
+        };
+        let mut free = Search::new(root.clone());
+        free.run(&Limits::default());
+        let cap = free.stats().peak_bytes as usize / 2;
+        let mut capped = Search::new(root);
+        let out = capped.run(&Limits {
+            max_bytes: Some(cap),
+            ..Limits::default()
+        });
+        assert_ne!(out, Outcome::Solved(Value::Disproven));
+        assert!(capped.stats().gc_runs > 0);
+        assert!(capped.stats().nodes_freed > 0);
+    }
 }

@@ -69,7 +69,7 @@ pub struct SolveArgs {
     #[arg(long, default_value = "maker")]
     pub to_move: Side,
     /// Switch a PNS+ technique off (repeatable): forced-move, maker-win-stop, breaker-win-stop,
-    /// dead-squares, dominated-squares, mirror-tt, heuristics.
+    /// dead-squares, dominated-squares, mirror-tt, heuristics, components.
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").

@@ -697,7 +697,7 @@ pub fn solve(
         .map(|c| c.mv)
         .collect();
     let tt_entries = search.table_len();
-    let approx_bytes = search.approx_bytes();
+    let approx_bytes = search.approx_bytes().max(stats.peak_bytes as usize);
     drop(search);
     if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
         winning_moves.clear();

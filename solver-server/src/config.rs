@@ -46,7 +46,43 @@ pub struct Config {
     /// remaining connections are closed. Bounds shutdown even with stuck or streaming clients.
     #[arg(long, env = "SOLVER_DRAIN_TIMEOUT_SECS", default_value_t = DEFAULT_DRAIN_TIMEOUT_SECS)]
     pub drain_timeout_secs: u64,
+
+    /// Serve Prometheus metrics over HTTP on this address (path `/metrics`). Off when unset.
+    #[arg(long, env = "SOLVER_METRICS_ADDR")]
+    pub metrics_addr: Option<SocketAddr>,
+
+    /// Milliseconds a job lease lasts without a heartbeat; workers are told to send one every
+    /// third of it. At least 100.
+    #[arg(long, env = "SOLVER_LEASE_MS", default_value_t = DEFAULT_LEASE_MS, value_parser = clap::value_parser!(u64).range(100..))]
+    pub lease_ms: u64,
+
+    /// Node budget of a job when a problem does not set its own (1000..=100000000).
+    #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=100_000_000))]
+    pub job_node_budget: u64,
+
+    /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service.
+    /// No check when unset.
+    #[arg(long, env = "SOLVER_WORKER_TOKEN", hide_env_values = true)]
+    pub worker_token: Option<String>,
+
+    /// Bearer token clients must send on the Solver and Rules services. No check when unset.
+    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
+    pub client_token: Option<String>,
+
+    /// PEM certificate chain: serve TLS (needs --tls-key).
+    #[arg(long, env = "SOLVER_TLS_CERT", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key of --tls-cert.
+    #[arg(long, env = "SOLVER_TLS_KEY", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
 }
+
+/// The default lease length, in ms.
+pub const DEFAULT_LEASE_MS: u64 = 30_000;
+
+/// The default job node budget.
+pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
 
 impl Config {
     /// A configuration for tests and embedding: listen on `addr`, store data in `data_dir`,
@@ -57,6 +93,22 @@ impl Config {
             data_dir: data_dir.into(),
             log_format: LogFormat::Text,
             drain_timeout_secs: DEFAULT_DRAIN_TIMEOUT_SECS,
+            metrics_addr: None,
+            lease_ms: DEFAULT_LEASE_MS,
+            job_node_budget: DEFAULT_JOB_BUDGET,
+            worker_token: None,
+            client_token: None,
+            tls_cert: None,
+            tls_key: None,
+        }
+    }
+
+    /// The coordinator's tunables from these flags.
+    pub fn coordinator(&self) -> crate::coordinator::CoordinatorConfig {
+        crate::coordinator::CoordinatorConfig {
+            lease: Duration::from_millis(self.lease_ms),
+            default_job_budget: self.job_node_budget,
+            ..Default::default()
         }
     }
 
@@ -130,6 +182,12 @@ mod tests {
         assert!(parse(&["--data-dir", ""]).is_err());
         assert!(parse(&["--log-format", "xml"]).is_err());
         assert!(parse(&["--drain-timeout-secs", "-1"]).is_err());
+        assert!(parse(&["--lease-ms", "5"]).is_err());
+        assert!(parse(&["--job-node-budget", "0"]).is_err());
+        assert!(
+            parse(&["--tls-cert", "/tmp/c.pem"]).is_err(),
+            "cert without key"
+        );
     }
 
     #[test]

@@ -14,9 +14,15 @@ pub enum Error {
     /// The request does not fit the current state (a stale or foreign lease).
     #[error("{0}")]
     FailedPrecondition(String),
-    /// The server cannot take the request now (draining, storage failure).
+    /// The server cannot take the request now (draining).
     #[error("{0}")]
     Unavailable(String),
+    /// The entity to create exists already with other contents (a reused request id).
+    #[error("{0}")]
+    AlreadyExists(String),
+    /// The server failed (storage); the request may be retried.
+    #[error("{0}")]
+    Internal(String),
 }
 
 impl From<Error> for tonic::Status {
@@ -27,6 +33,8 @@ impl From<Error> for tonic::Status {
             Error::NotFound(_) => tonic::Status::not_found(msg),
             Error::FailedPrecondition(_) => tonic::Status::failed_precondition(msg),
             Error::Unavailable(_) => tonic::Status::unavailable(msg),
+            Error::AlreadyExists(_) => tonic::Status::already_exists(msg),
+            Error::Internal(_) => tonic::Status::internal(msg),
         }
     }
 }

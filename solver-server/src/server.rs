@@ -2,7 +2,8 @@
 //! shutdown future.
 //!
 //! [`run`] is the one entry point, used by the binary, the tests and the embedded mode of the
-//! CLI. It serves `grpc.health.v1`, `grpc.reflection.v1` and `solver.v1.Rules`. It takes an
+//! CLI. It serves `grpc.health.v1`, `grpc.reflection.v1`, `solver.v1.Rules`, `solver.v1.Solver`
+//! and `solver.v1.Work`, runs the lease sweeper, and optionally a Prometheus endpoint. It takes an
 //! already bound listener (so a caller can bind port 0 and learn the port) and a shutdown
 //! future (so a caller decides what stops it: signals, a test, the CLI). It installs no
 //! signal handlers and no tracing subscriber: those belong to `main`.
@@ -11,15 +12,27 @@ use std::future::Future;
 use std::sync::Arc;
 
 use solver_proto::v1::rules_server::RulesServer;
+use solver_proto::v1::solver_server::SolverServer;
+use solver_proto::v1::work_server::WorkServer;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio_stream::wrappers::TcpListenerStream;
+use tokio_util::sync::CancellationToken;
+use tonic::service::interceptor::InterceptedService;
 use tonic_health::ServingStatus;
-use tracing::{info, info_span, warn};
+use tracing::{error, info, info_span, warn};
 
 use crate::config::Config;
+use crate::coordinator::Coordinator;
 use crate::rules::RulesService;
+use crate::service::{BearerAuth, SolverService, WorkService};
 use crate::store::{RocksStore, Store, StoreError};
+
+/// Largest gRPC message the server decodes (a report with 100,000 solved positions fits).
+pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// How often the sweeper looks for expired leases.
+const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Everything that can stop [`run`] with an error.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +46,17 @@ pub enum RunError {
     /// The gRPC transport failed.
     #[error("gRPC transport: {0}")]
     Transport(#[from] tonic::transport::Error),
+    /// The stored problems could not be loaded.
+    #[error("cannot load the stored problems: {0}")]
+    Load(#[from] crate::error::Error),
+    /// The TLS certificate or key could not be read.
+    #[error("cannot read {}: {source}", .path.display())]
+    Tls {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
 }
 
 /// Serves the solver's gRPC services on `listener` until `shutdown` resolves, then drains.
@@ -53,9 +77,17 @@ pub async fn run(
 ) -> Result<(), RunError> {
     let store: Arc<dyn Store> = Arc::new(RocksStore::open(&config.data_dir)?);
     info!(data_dir = %config.data_dir.display(), "store opened");
+    let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
+    if let Some(addr) = config.metrics_addr {
+        install_metrics(addr);
+    }
+    let sweeper_stop = CancellationToken::new();
+    let sweeper = tokio::spawn(sweep(Arc::clone(&coordinator), sweeper_stop.clone()));
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<RulesServer<RulesService>>().await;
+    health.set_serving::<SolverServer<SolverService>>().await;
+    health.set_serving::<WorkServer<WorkService>>().await;
     let reflection = tonic_reflection::server::Builder::configure()
         .register_encoded_file_descriptor_set(solver_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
@@ -81,11 +113,38 @@ pub async fn run(
         }
     };
 
-    let serve = tonic::transport::Server::builder()
+    let client_auth = BearerAuth::new(config.client_token.as_deref());
+    let worker_auth = BearerAuth::new(config.worker_token.as_deref());
+    let mut builder = tonic::transport::Server::builder();
+    if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
+        let read = |path: &std::path::PathBuf| {
+            std::fs::read(path).map_err(|source| RunError::Tls {
+                path: path.clone(),
+                source,
+            })
+        };
+        let identity = tonic::transport::Identity::from_pem(read(cert)?, read(key)?);
+        builder =
+            builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+    }
+    let serve = builder
         .trace_fn(|req| info_span!("rpc", path = %req.uri().path()))
         .add_service(health_service)
         .add_service(reflection)
-        .add_service(RulesServer::new(RulesService))
+        .add_service(InterceptedService::new(
+            RulesServer::new(RulesService).max_decoding_message_size(MAX_MESSAGE_BYTES),
+            client_auth.clone(),
+        ))
+        .add_service(InterceptedService::new(
+            SolverServer::new(SolverService::new(Arc::clone(&coordinator)))
+                .max_decoding_message_size(MAX_MESSAGE_BYTES),
+            client_auth,
+        ))
+        .add_service(InterceptedService::new(
+            WorkServer::new(WorkService::new(Arc::clone(&coordinator)))
+                .max_decoding_message_size(MAX_MESSAGE_BYTES),
+            worker_auth,
+        ))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), draining);
     tokio::select! {
         result = serve => result?,
@@ -95,10 +154,40 @@ pub async fn run(
         ),
     }
 
+    sweeper_stop.cancel();
+    let _ = sweeper.await;
+    drop(coordinator);
     store.flush()?;
     drop(store);
     info!("stopped");
     Ok(())
+}
+
+/// Expires overdue leases every [`SWEEP_INTERVAL`] until `stop`.
+async fn sweep(coordinator: Arc<Coordinator>, stop: CancellationToken) {
+    let mut tick = tokio::time::interval(SWEEP_INTERVAL);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        if let Err(e) = coordinator.expire(tokio::time::Instant::now()) {
+            error!(error = %e, "expiring leases failed");
+        }
+    }
+}
+
+/// Serves Prometheus metrics on `addr`. A failure (address in use, a recorder installed
+/// already by an earlier server in this process) is logged, not fatal.
+fn install_metrics(addr: std::net::SocketAddr) {
+    match metrics_exporter_prometheus::PrometheusBuilder::new()
+        .with_http_listener(addr)
+        .install()
+    {
+        Ok(()) => info!(%addr, "serving Prometheus metrics on /metrics"),
+        Err(e) => warn!(%addr, error = %e, "cannot serve metrics"),
+    }
 }
 
 /// Marks the whole server ("") and every service `NOT_SERVING`, so load balancers and probes
@@ -108,4 +197,8 @@ async fn set_all_not_serving(health: &tonic_health::server::HealthReporter) {
         .set_service_status("", ServingStatus::NotServing)
         .await;
     health.set_not_serving::<RulesServer<RulesService>>().await;
+    health
+        .set_not_serving::<SolverServer<SolverService>>()
+        .await;
+    health.set_not_serving::<WorkServer<WorkService>>().await;
 }

@@ -181,6 +181,9 @@ impl Batch {
     }
 }
 
+/// One stored entry: (key, value).
+pub type KeyValue = (Vec<u8>, Vec<u8>);
+
 /// A key-value store over the fixed [`ColumnFamily`] set.
 ///
 /// Implementations are safe to share between threads. Calls are synchronous: an async caller
@@ -203,6 +206,12 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// # Errors
     /// [`StoreError::Backend`] if the engine fails; then none of the writes is applied.
     fn write(&self, batch: Batch) -> Result<(), StoreError>;
+
+    /// Every entry of `cf` whose key starts with `prefix`, in ascending key order.
+    ///
+    /// # Errors
+    /// [`StoreError::Backend`] if the engine fails.
+    fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError>;
 
     /// Makes every write so far durable on disk (a no-op in memory).
     ///
@@ -246,5 +255,92 @@ pub fn ensure_schema(store: &dyn Store) -> Result<(), StoreError> {
             found,
             expected: SCHEMA_VERSION,
         }),
+    }
+}
+
+/// Key encodings of the coordinator's records (this module owns every key layout).
+///
+/// - `problems`: problem id (big-endian `u64`) -> [`records::ProblemRecord`].
+/// - `nodes`: problem id (big-endian `u64`) ++ packed position (34 bytes) ->
+///   [`records::NodeRecord`]; a problem's nodes share its 8-byte prefix.
+/// - `tt`: game tag `b"7"` ++ packed position (34 bytes) -> one byte, 1 = Maker wins, 0 =
+///   Breaker wins. The packed position carries the board width, so entries are per n.
+/// - `meta`: [`NEXT_PROBLEM_ID_KEY`] and [`JOB_ID_CEILING_KEY`], big-endian `u64`s.
+pub mod keys {
+    /// `meta` key of the next problem id to hand out.
+    pub const NEXT_PROBLEM_ID_KEY: &[u8] = b"next_problem_id";
+    /// `meta` key of the job-id ceiling: every job id handed out so far is below it, and after
+    /// a restart numbering resumes from it, so a job id never names two leases.
+    pub const JOB_ID_CEILING_KEY: &[u8] = b"job_id_ceiling";
+
+    /// The `problems` key (and the `nodes` prefix) of problem `id`.
+    pub fn problem(id: u64) -> [u8; 8] {
+        id.to_be_bytes()
+    }
+
+    /// The problem id of a `problems` key.
+    pub fn problem_id(key: &[u8]) -> Option<u64> {
+        Some(u64::from_be_bytes(key.try_into().ok()?))
+    }
+
+    /// The `nodes` key of a node of problem `id` at packed position `packed`.
+    pub fn node(id: u64, packed: &[u8]) -> Vec<u8> {
+        let mut k = id.to_be_bytes().to_vec();
+        k.extend_from_slice(packed);
+        k
+    }
+
+    /// The `tt` key of a (4, n, 7^tr) position.
+    pub fn seven_tt(packed: &[u8]) -> Vec<u8> {
+        let mut k = b"7".to_vec();
+        k.extend_from_slice(packed);
+        k
+    }
+
+    /// A `u64` value of `meta`.
+    pub fn decode_u64(value: &[u8]) -> Option<u64> {
+        Some(u64::from_be_bytes(value.try_into().ok()?))
+    }
+}
+
+/// The stored records, as protobuf messages (prost) so that fields can be added without a
+/// schema bump.
+pub mod records {
+    use solver_proto::v1;
+
+    /// A problem: what the client sent and how far it got.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct ProblemRecord {
+        /// The problem as `GetProblem` shows it (spec, status, result, counters, submit time);
+        /// `progress.elapsed_ms` is the running time summed over server runs.
+        #[prost(message, optional, tag = "1")]
+        pub problem: Option<v1::Problem>,
+        /// The client's idempotency key ("" for none).
+        #[prost(string, tag = "2")]
+        pub request_id: String,
+        /// The packed root position (the submitted position simplified, its DAG key).
+        #[prost(bytes = "vec", tag = "3")]
+        pub root: Vec<u8>,
+    }
+
+    /// A DAG node. Interior numbers are not kept up to date (they are recomputed from the
+    /// leaves on load): only a leaf's estimate and a solved value are authoritative.
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct NodeRecord {
+        /// Proof number (`u64::MAX` = infinity).
+        #[prost(uint64, tag = "1")]
+        pub pn: u64,
+        /// Disproof number (`u64::MAX` = infinity).
+        #[prost(uint64, tag = "2")]
+        pub dn: u64,
+        /// Whether the children below are the node's expansion.
+        #[prost(bool, tag = "3")]
+        pub expanded: bool,
+        /// The children's packed positions.
+        #[prost(bytes = "vec", repeated, tag = "4")]
+        pub children: Vec<Vec<u8>>,
+        /// Leases of this leaf that expired or failed.
+        #[prost(uint32, tag = "5")]
+        pub tries: u32,
     }
 }

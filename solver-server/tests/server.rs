@@ -1,20 +1,19 @@
 //! In-process tests of [`solver_server::server::run`]: a real server on `127.0.0.1:0`, real
 //! gRPC clients, and shutdown through the future.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
+mod common;
+use common::{channel, start, start_with};
 use solver_proto::v1::SevenEdgesRequest;
 use solver_proto::v1::rules_client::RulesClient;
 use solver_server::config::Config;
 use solver_server::server::{RunError, run};
 use solver_server::store::{RocksStore, SCHEMA_VERSION, schema_version};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
-use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 use tonic::Code;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -22,49 +21,6 @@ use tonic_reflection::pb::v1::ServerReflectionRequest;
 use tonic_reflection::pb::v1::server_reflection_client::ServerReflectionClient;
 use tonic_reflection::pb::v1::server_reflection_request::MessageRequest;
 use tonic_reflection::pb::v1::server_reflection_response::MessageResponse;
-
-/// A server running in this process, stopped by dropping or firing `stop`.
-struct TestServer {
-    addr: SocketAddr,
-    data_dir: std::path::PathBuf,
-    stop: oneshot::Sender<()>,
-    task: JoinHandle<Result<(), RunError>>,
-    _dir: tempfile::TempDir,
-}
-
-async fn start() -> TestServer {
-    start_with(|_| {}).await
-}
-
-/// Starts a server after `adjust` has changed its configuration.
-async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let data_dir = dir.path().join("data");
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let addr = listener.local_addr().expect("local addr");
-    let (stop, stopped) = oneshot::channel::<()>();
-    let mut config = Config::new(addr, &data_dir);
-    adjust(&mut config);
-    let task = tokio::spawn(run(config, listener, async move {
-        let _ = stopped.await;
-    }));
-    TestServer {
-        addr,
-        data_dir,
-        stop,
-        task,
-        _dir: dir,
-    }
-}
-
-async fn channel(addr: SocketAddr) -> Channel {
-    Endpoint::from_shared(format!("http://{addr}"))
-        .expect("valid URI")
-        .connect_timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .expect("connect")
-}
 
 async fn health_status(channel: Channel, service: &str) -> ServingStatus {
     let resp = HealthClient::new(channel)

@@ -117,6 +117,36 @@ fn other_schema_version_is_rejected(s: &dyn Store) {
     ));
 }
 
+fn scan_prefix_lists_exactly_the_prefix_in_key_order(s: &dyn Store) {
+    for k in [&b"ab\x02"[..], b"ab\x01", b"ab", b"aa\xff", b"ac", b"b"] {
+        s.put(ColumnFamily::Nodes, k, k).expect("put");
+    }
+    s.put(ColumnFamily::Tt, b"ab\x03", b"other cf")
+        .expect("put");
+    let keys: Vec<Vec<u8>> = s
+        .scan_prefix(ColumnFamily::Nodes, b"ab")
+        .expect("scan")
+        .into_iter()
+        .map(|(k, v)| {
+            assert_eq!(k, v);
+            k
+        })
+        .collect();
+    assert_eq!(
+        keys,
+        vec![b"ab".to_vec(), b"ab\x01".to_vec(), b"ab\x02".to_vec()]
+    );
+    assert!(
+        s.scan_prefix(ColumnFamily::Nodes, b"z")
+            .expect("scan")
+            .is_empty()
+    );
+    assert_eq!(
+        s.scan_prefix(ColumnFamily::Nodes, b"").expect("scan").len(),
+        6
+    );
+}
+
 /// Runs each named case against a fresh store of every implementation.
 macro_rules! conformance {
     ($($case:ident),* $(,)?) => {
@@ -136,6 +166,7 @@ conformance!(
     column_families_are_separate,
     batch_applies_in_order,
     other_schema_version_is_rejected,
+    scan_prefix_lists_exactly_the_prefix_in_key_order,
 );
 
 // Disk-only behaviour.

@@ -1,2 +1,442 @@
 //! `solver-worker`: leases most-proving leaves from the coordinator, simplifies, decomposes and
-//! searches them within a budget, and reports back. (The job loop arrives with the worker issue.)
+//! searches them within a budget, and reports back.
+//!
+//! # Layout
+//!
+//! - [`job`]: one job off the async runtime (decode, simplify, bounded PNS, build the report)
+//!   and the worker's bounded table of solved positions. No I/O.
+//! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots, each leasing one job
+//!   at a time, searching it on a blocking thread while heartbeats keep the lease alive, and
+//!   reporting it.
+//!
+//! Resilience (the fishnet model): a lost connection or a refusing server is retried with
+//! jittered exponential backoff, reset on success; a job that fails (bad bytes, a panic inside
+//! the search) is reported as failed and the worker goes on. Shutdown has two stages, driven by
+//! two tokens: `graceful` finishes the running jobs and leases nothing new; `abort` stops the
+//! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once.
+
+pub mod job;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
+use clap::Parser;
+use solver_proto::v1::{self, work_client::WorkClient};
+use tokio_util::sync::CancellationToken;
+use tonic::Status;
+use tonic::codegen::InterceptedService;
+use tonic::metadata::{Ascii, MetadataValue};
+use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tracing::{Instrument, field, info, info_span, warn};
+
+use job::{JobContext, run_job};
+
+/// Configuration of a worker (flags of the `solver-worker` binary, with `SOLVER_*`
+/// environment fallbacks).
+#[derive(Debug, Clone, PartialEq, Eq, Parser)]
+#[command(
+    name = "solver-worker",
+    version,
+    about = "Searches leaves of the coordinator's PN DAGs."
+)]
+pub struct Config {
+    /// The coordinator's URL (`http://host:port`, or `https://` with --tls-ca).
+    #[arg(long, env = "SOLVER_SERVER", default_value = "http://127.0.0.1:50051")]
+    pub server: String,
+
+    /// Jobs run at once, each on its own thread (default: the number of cores).
+    #[arg(long, env = "SOLVER_JOBS", value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub jobs: Option<u32>,
+
+    /// MiB of the table of solved positions shared by this worker's jobs.
+    #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = 256)]
+    pub table_mb: usize,
+
+    /// This worker's name in leases and logs (default: host name and process id).
+    #[arg(long, env = "SOLVER_WORKER_NAME")]
+    pub name: Option<String>,
+
+    /// Bearer token for the coordinator's Work service (its --worker-token).
+    #[arg(long, env = "SOLVER_WORKER_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+
+    /// PEM CA certificate to verify the coordinator's TLS certificate with.
+    #[arg(long, env = "SOLVER_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+
+    /// Domain name expected in the coordinator's certificate (default: the URL's host).
+    #[arg(long, env = "SOLVER_TLS_DOMAIN")]
+    pub tls_domain: Option<String>,
+}
+
+impl Config {
+    /// A configuration for tests and embedding: `jobs` slots against `server`.
+    pub fn new(server: impl Into<String>, jobs: u32) -> Self {
+        Self {
+            server: server.into(),
+            jobs: Some(jobs),
+            table_mb: 64,
+            name: None,
+            token: None,
+            tls_ca: None,
+            tls_domain: None,
+        }
+    }
+
+    /// The number of job slots.
+    pub fn job_slots(&self) -> u32 {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
+    }
+
+    /// The worker's name.
+    pub fn worker_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| {
+            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_owned())
+                .unwrap_or_else(|_| "worker".to_owned());
+            format!("{host}-{}", std::process::id())
+        })
+    }
+}
+
+/// Why [`run`] stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The server URL or TLS files are unusable.
+    #[error("bad connection settings: {0}")]
+    Connection(String),
+    /// The coordinator refuses this worker for good (bad token, bad name).
+    #[error("the coordinator refused this worker: {0}")]
+    Refused(String),
+}
+
+/// What a worker did, returned by [`run`].
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// Jobs reported with a result.
+    pub jobs_done: AtomicU64,
+    /// Jobs reported as failed.
+    pub jobs_failed: AtomicU64,
+    /// Jobs handed back.
+    pub jobs_abandoned: AtomicU64,
+    /// Search nodes over all jobs.
+    pub nodes: AtomicU64,
+}
+
+type Client = WorkClient<InterceptedService<Channel, Auth>>;
+
+/// Adds `authorization: Bearer <token>` to every request when a token is set.
+#[derive(Debug, Clone)]
+struct Auth(Option<MetadataValue<Ascii>>);
+
+impl tonic::service::Interceptor for Auth {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}
+
+fn connect(config: &Config) -> Result<Client, Error> {
+    let mut endpoint = Endpoint::from_shared(config.server.clone())
+        .map_err(|e| Error::Connection(format!("--server {:?}: {e}", config.server)))?
+        .connect_timeout(Duration::from_secs(5))
+        .tcp_nodelay(true);
+    if let Some(ca) = &config.tls_ca {
+        let pem = std::fs::read(ca)
+            .map_err(|e| Error::Connection(format!("--tls-ca {}: {e}", ca.display())))?;
+        let mut tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem));
+        if let Some(d) = &config.tls_domain {
+            tls = tls.domain_name(d.clone());
+        }
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| Error::Connection(format!("TLS: {e}")))?;
+    }
+    let token = match &config.token {
+        Some(t) => Some(
+            format!("Bearer {t}")
+                .parse()
+                .map_err(|_| Error::Connection("--token: not printable ASCII".into()))?,
+        ),
+        None => None,
+    };
+    Ok(
+        WorkClient::with_interceptor(endpoint.connect_lazy(), Auth(token))
+            .max_decoding_message_size(16 * 1024 * 1024),
+    )
+}
+
+/// Connection trouble worth retrying (the coordinator restarting, a network blip).
+fn transient(s: &Status) -> bool {
+    use tonic::Code::*;
+    matches!(
+        s.code(),
+        Unavailable
+            | Unknown
+            | Internal
+            | DeadlineExceeded
+            | ResourceExhausted
+            | Aborted
+            | Cancelled
+    )
+}
+
+/// Calls `f` until it succeeds or fails for good, backing off (jittered, exponential, from
+/// 100 ms to 5 s) on transient errors. `None` when `stop` fires first.
+async fn with_backoff<T, F, Fut>(
+    what: &str,
+    stop: &CancellationToken,
+    f: F,
+) -> Option<Result<T, Status>>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<T, Status>>,
+{
+    let backoff = ExponentialBuilder::default()
+        .with_jitter()
+        .with_min_delay(Duration::from_millis(100))
+        .with_max_delay(Duration::from_secs(5))
+        .without_max_times();
+    let call = f
+        .retry(backoff)
+        .sleep(tokio::time::sleep)
+        .when(transient)
+        .notify(|e: &Status, after: Duration| {
+            warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
+        });
+    tokio::select! {
+        r = call => Some(r),
+        () = stop.cancelled() => None,
+    }
+}
+
+/// Runs the worker until `graceful` (finish running jobs, lease nothing new) or `abort` (stop
+/// and hand jobs back) fires and every slot has stopped.
+///
+/// # Errors
+/// [`Error::Connection`] for an unusable URL or TLS file; [`Error::Refused`] when the
+/// coordinator rejects the worker for good (wrong token, invalid name).
+pub async fn run(
+    config: Config,
+    graceful: CancellationToken,
+    abort: CancellationToken,
+) -> Result<Arc<Summary>, Error> {
+    let client = connect(&config)?;
+    let name: Arc<str> = Arc::from(config.worker_name());
+    let ctx = Arc::new(JobContext::new(config.table_mb));
+    let summary = Arc::new(Summary::default());
+    let slots = config.job_slots();
+    info!(worker = %name, server = %config.server, slots, "worker started");
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..slots {
+        let slot = Slot {
+            client: client.clone(),
+            name: Arc::clone(&name),
+            ctx: Arc::clone(&ctx),
+            summary: Arc::clone(&summary),
+            graceful: graceful.clone(),
+            abort: abort.clone(),
+        };
+        tasks.spawn(slot.run());
+    }
+    let mut result = Ok(());
+    while let Some(r) = tasks.join_next().await {
+        match r {
+            Ok(Err(e)) => {
+                // One slot refused for good: stop the others too.
+                abort.cancel();
+                result = Err(e);
+            }
+            Ok(Ok(())) => {}
+            Err(e) => warn!(error = %e, "a job slot stopped unexpectedly"),
+        }
+    }
+    info!(
+        worker = %name,
+        jobs = summary.jobs_done.load(Ordering::Relaxed),
+        failed = summary.jobs_failed.load(Ordering::Relaxed),
+        abandoned = summary.jobs_abandoned.load(Ordering::Relaxed),
+        "worker stopped"
+    );
+    result.map(|()| summary)
+}
+
+/// One job slot: lease, search, report, again.
+struct Slot {
+    client: Client,
+    name: Arc<str>,
+    ctx: Arc<JobContext>,
+    summary: Arc<Summary>,
+    graceful: CancellationToken,
+    abort: CancellationToken,
+}
+
+impl Slot {
+    async fn run(self) -> Result<(), Error> {
+        // Either token stops leasing.
+        let stop = CancellationToken::new();
+        {
+            let (g, a, s) = (self.graceful.clone(), self.abort.clone(), stop.clone());
+            tokio::spawn(async move {
+                tokio::select! { () = g.cancelled() => {}, () = a.cancelled() => {} }
+                s.cancel();
+            });
+        }
+        while !stop.is_cancelled() {
+            let req = v1::LeaseRequest {
+                worker: self.name.to_string(),
+                max_jobs: 1,
+            };
+            let leased = with_backoff("lease", &stop, || {
+                let mut c = self.client.clone();
+                let req = req.clone();
+                async move { c.lease(req).await.map(tonic::Response::into_inner) }
+            })
+            .await;
+            let resp = match leased {
+                None => break,
+                Some(Ok(r)) => r,
+                Some(Err(s)) => {
+                    return Err(Error::Refused(format!("{:?}: {}", s.code(), s.message())));
+                }
+            };
+            if resp.jobs.is_empty() {
+                let wait = Duration::from_millis(u64::from(resp.retry_after_ms.max(10)));
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = stop.cancelled() => break,
+                }
+                continue;
+            }
+            let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
+            for job in resp.jobs {
+                self.job(job, heartbeat).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs one job to its report (or hands it back on abort).
+    async fn job(&self, job: v1::Job, heartbeat: Duration) {
+        let span = info_span!(
+            "job",
+            problem = %job.problem_id,
+            job = %job.job_id,
+            nodes = field::Empty,
+            outcome = field::Empty
+        );
+        async {
+            let cancel = Arc::new(AtomicBool::new(false));
+            let mut search = {
+                let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));
+                tokio::task::spawn_blocking(move || run_job(&job, &ctx, cancel))
+            };
+            let mut ticks =
+                tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
+            let mut aborted = false;
+            let joined = loop {
+                tokio::select! {
+                    r = &mut search => break r,
+                    _ = ticks.tick() => self.heartbeat(&job, &cancel).await,
+                    () = self.abort.cancelled(), if !aborted => {
+                        aborted = true;
+                        cancel.store(true, Ordering::Relaxed);
+                    }
+                }
+            };
+            if aborted {
+                self.abandon(&job).await;
+                return;
+            }
+            let mut report = match joined {
+                Ok(Ok(r)) => r,
+                Ok(Err(msg)) => failed(&job, msg),
+                Err(e) if e.is_panic() => failed(&job, format!("the search panicked: {e}")),
+                Err(e) => failed(&job, format!("the search task failed: {e}")),
+            };
+            report.worker = self.name.to_string();
+            let span = tracing::Span::current();
+            span.record("nodes", report.nodes);
+            let outcome = match (&report.maker_wins, report.error.is_empty()) {
+                (_, false) => "failed",
+                (Some(true), _) => "maker wins",
+                (Some(false), _) => "breaker wins",
+                (None, _) => "expanded",
+            };
+            span.record("outcome", outcome);
+            self.send(report).await;
+        }
+        .instrument(span)
+        .await;
+    }
+
+    async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool) {
+        let req = v1::HeartbeatRequest {
+            worker: self.name.to_string(),
+            job_ids: vec![job.job_id.clone()],
+        };
+        match self.client.clone().heartbeat(req).await {
+            Ok(r) if r.get_ref().cancelled_job_ids.contains(&job.job_id) => {
+                info!("the coordinator cancelled the job");
+                cancel.store(true, Ordering::Relaxed);
+            }
+            Ok(_) => {}
+            Err(s) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
+        }
+    }
+
+    async fn abandon(&self, job: &v1::Job) {
+        let req = v1::AbandonRequest {
+            worker: self.name.to_string(),
+            job_ids: vec![job.job_id.clone()],
+        };
+        let mut client = self.client.clone();
+        match tokio::time::timeout(Duration::from_secs(5), client.abandon(req)).await {
+            Ok(Ok(_)) => info!("job handed back"),
+            Ok(Err(s)) => {
+                warn!(code = ?s.code(), error = s.message(), "abandon failed; the lease will expire")
+            }
+            Err(_) => warn!("abandon timed out; the lease will expire"),
+        }
+        self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    async fn send(&self, report: v1::ReportRequest) {
+        let failed = !report.error.is_empty();
+        let nodes = report.nodes;
+        let sent = with_backoff("report", &self.abort, || {
+            let mut c = self.client.clone();
+            let r = report.clone();
+            async move { c.report(r).await.map(tonic::Response::into_inner) }
+        })
+        .await;
+        match sent {
+            Some(Ok(r)) => info!(applied = r.applied, "job reported"),
+            Some(Err(s)) => warn!(code = ?s.code(), error = s.message(), "report refused"),
+            None => warn!("report dropped on abort"),
+        }
+        let counter = if failed {
+            &self.summary.jobs_failed
+        } else {
+            &self.summary.jobs_done
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        self.summary.nodes.fetch_add(nodes, Ordering::Relaxed);
+    }
+}
+
+/// The report of a job that could not run.
+fn failed(job: &v1::Job, error: String) -> v1::ReportRequest {
+    warn!(error = %error, "job failed");
+    v1::ReportRequest {
+        job_id: job.job_id.clone(),
+        error,
+        ..Default::default()
+    }
+}

@@ -1,6 +1,47 @@
-//! The `solver-worker` binary.
+//! The `solver-worker` binary: parses the configuration, sets up logging and the two-stage
+//! shutdown, and hands over to [`solver_worker::run`].
+//!
+//! The first SIGINT or SIGTERM finishes the running jobs and leases nothing new; a second one
+//! hands the running jobs back to the coordinator and exits.
 
-fn main() {
-    eprintln!("solver-worker: the job loop is not built yet (see issue 5)");
-    std::process::exit(1);
+use std::io::IsTerminal;
+
+use anyhow::Context;
+use clap::Parser;
+use solver_worker::Config;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio_util::sync::CancellationToken;
+use tracing::info;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let config = Config::parse();
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+
+    let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    let mut sigterm = signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let (graceful, abort) = (CancellationToken::new(), CancellationToken::new());
+    {
+        let (graceful, abort) = (graceful.clone(), abort.clone());
+        tokio::spawn(async move {
+            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
+            info!(
+                "finishing the running jobs; leasing nothing new (signal again to hand them back)"
+            );
+            graceful.cancel();
+            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
+            info!("handing the running jobs back");
+            abort.cancel();
+        });
+    }
+    solver_worker::run(config, graceful, abort)
+        .await
+        .context("worker failed")?;
+    Ok(())
 }

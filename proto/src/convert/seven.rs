@@ -128,7 +128,10 @@ mod tests {
         let bytes = pack(&p);
         assert_eq!(bytes.len(), PACKED_LEN);
         assert_eq!(unpack(&bytes, "x"), Ok(p));
-        assert_eq!(unpack(&bytes[1..], "x").map_err(|e| e.field), Err("x".into()));
+        assert_eq!(
+            unpack(&bytes[1..], "x").map_err(|e| e.field),
+            Err("x".into())
+        );
         let mut bad = bytes.clone();
         bad[1] = 3;
         assert!(unpack(&bad, "x").is_err());

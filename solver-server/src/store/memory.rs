@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::{Batch, BatchOp, ColumnFamily, Store, StoreError, ensure_schema};
+use super::{Batch, BatchOp, ColumnFamily, KeyValue, Store, StoreError, ensure_schema};
 
 /// One ordered map per column family, indexed by [`ColumnFamily::index`].
 type Tables = [BTreeMap<Vec<u8>, Vec<u8>>; 4];
@@ -64,6 +64,14 @@ impl Store for MemStore {
             }
         }
         Ok(())
+    }
+
+    fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError> {
+        Ok(self.tables()[cf.index()]
+            .range(prefix.to_vec()..)
+            .take_while(|(k, _)| k.starts_with(prefix))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect())
     }
 
     fn flush(&self) -> Result<(), StoreError> {

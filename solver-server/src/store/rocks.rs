@@ -3,9 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamilyDescriptor, DB, Options, WriteBatch};
+use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch};
 
-use super::{Batch, BatchOp, ColumnFamily, Store, StoreError, ensure_schema};
+use super::{Batch, BatchOp, ColumnFamily, KeyValue, Store, StoreError, ensure_schema};
 
 /// A [`Store`] in a RocksDB data directory. Dropping it closes the database.
 pub struct RocksStore {
@@ -95,6 +95,22 @@ impl Store for RocksStore {
             }
         }
         self.db.write(wb).map_err(backend("write"))
+    }
+
+    fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError> {
+        let mut out = Vec::new();
+        let iter = self.db.iterator_cf(
+            self.handle(cf)?,
+            IteratorMode::From(prefix, Direction::Forward),
+        );
+        for item in iter {
+            let (k, v) = item.map_err(backend("scan"))?;
+            if !k.starts_with(prefix) {
+                break;
+            }
+            out.push((k.into_vec(), v.into_vec()));
+        }
+        Ok(out)
     }
 
     fn flush(&self) -> Result<(), StoreError> {

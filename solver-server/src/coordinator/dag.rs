@@ -1,0 +1,458 @@
+//! The coordinator's proof-number DAG of one problem, with in-flight marking for many workers.
+//!
+//! Pure data structure: no I/O, no locks, no time. Nodes are (4, n, 7^tr) transposition keys
+//! (canonical simplified positions, as workers report them). A leaf is expanded from a worker's
+//! report (its children with their (pn, dn)); interior numbers follow the PNS recurrences
+//! ([`pns::combine`]: OR = Maker to move: pn = min, dn = sum; AND: pn = sum, dn = min) and are
+//! propagated to every parent.
+//!
+//! In-flight marking (DESIGN.md, "Jobs and the worker protocol"): a leased leaf is *busy*; an
+//! expanded node is busy when every unsolved child is busy. Selection descends from the root by
+//! the most-proving rule over the children that are neither solved nor busy, so that many
+//! workers get distinct leaves; when the root is busy there is no job.
+
+use rustc_hash::FxHashMap;
+use solver_core::games::seven::{Key, Side};
+use solver_core::pns::{self, INFINITY, NodeType, Number, Value};
+
+/// Index of a node in its [`Dag`].
+pub type NodeId = u32;
+
+/// The root's id.
+pub const ROOT: NodeId = 0;
+
+/// One DAG node.
+#[derive(Debug, Clone)]
+pub struct Node {
+    /// The position (its transposition key).
+    pub key: Key,
+    /// Proof number (0 = Maker wins, [`INFINITY`] = Breaker wins).
+    pub pn: Number,
+    /// Disproof number (0 = Breaker wins, [`INFINITY`] = Maker wins).
+    pub dn: Number,
+    /// Children known (from a report); an unexpanded unsolved node is a leaf to lease.
+    pub expanded: bool,
+    /// Child ids, each once.
+    pub children: Vec<NodeId>,
+    /// Parent ids, each once: propagation goes to every parent.
+    pub parents: Vec<NodeId>,
+    /// A worker holds a lease on this leaf now.
+    pub leased: bool,
+    /// Leased leaf, or expanded with every unsolved child busy: selection skips it.
+    busy: bool,
+    /// Leases of this leaf that expired or failed: the job budget shrinks with them.
+    pub tries: u32,
+    /// In the propagation queue now.
+    queued: bool,
+}
+
+impl Node {
+    fn new(key: Key, pn: Number, dn: Number) -> Self {
+        Node {
+            key,
+            pn,
+            dn,
+            expanded: false,
+            children: Vec::new(),
+            parents: Vec::new(),
+            leased: false,
+            busy: false,
+            tries: 0,
+            queued: false,
+        }
+    }
+
+    /// The node's value once proven or disproven.
+    pub fn value(&self) -> Option<Value> {
+        match (self.pn, self.dn) {
+            (0, _) => Some(Value::Proven),
+            (_, 0) => Some(Value::Disproven),
+            _ => None,
+        }
+    }
+
+    fn node_type(&self) -> NodeType {
+        match self.key.to_move {
+            Side::Maker => NodeType::Or,
+            Side::Breaker => NodeType::And,
+        }
+    }
+}
+
+/// The (pn, dn) of a solved node.
+pub fn solved_numbers(value: Value) -> (Number, Number) {
+    match value {
+        Value::Proven => (0, INFINITY),
+        Value::Disproven => (INFINITY, 0),
+    }
+}
+
+/// A problem's DAG. The root is node [`ROOT`].
+#[derive(Debug, Clone)]
+pub struct Dag {
+    nodes: Vec<Node>,
+    index: FxHashMap<Key, NodeId>,
+    /// Nodes with a value, kept so progress needs no scan.
+    solved: u64,
+}
+
+/// A node's stored state, as [`Dag::restore`] takes it back.
+#[derive(Debug, Clone)]
+pub struct StoredNode {
+    /// The node's key.
+    pub key: Key,
+    /// Its numbers: the leaf estimate, or a solved value; stale for interior nodes.
+    pub pn: Number,
+    /// See `pn`.
+    pub dn: Number,
+    /// Its children's keys once expanded.
+    pub children: Option<Vec<Key>>,
+    /// Failed or expired leases.
+    pub tries: u32,
+}
+
+impl Dag {
+    /// A DAG holding only the root leaf with the given numbers.
+    pub fn new(root: Key, pn: Number, dn: Number) -> Self {
+        let mut dag = Dag {
+            nodes: Vec::new(),
+            index: FxHashMap::default(),
+            solved: 0,
+        };
+        dag.add(root, pn, dn);
+        dag
+    }
+
+    /// Rebuilds a DAG from stored nodes: `root` first, then any order. Interior numbers are
+    /// recomputed from the leaves (only leaf estimates and solved values are authoritative);
+    /// no node is leased.
+    ///
+    /// # Errors
+    /// A message when the root is missing or a child key has no stored node.
+    pub fn restore(root: Key, stored: Vec<StoredNode>) -> Result<Self, String> {
+        let mut dag = Dag {
+            nodes: Vec::with_capacity(stored.len()),
+            index: FxHashMap::default(),
+            solved: 0,
+        };
+        let root_pos = stored
+            .iter()
+            .position(|s| s.key == root)
+            .ok_or("the root node is not stored")?;
+        let mut order: Vec<usize> = (0..stored.len()).collect();
+        order.swap(0, root_pos);
+        for &i in &order {
+            let s = &stored[i];
+            let id = dag.add(s.key, s.pn, s.dn);
+            dag.nodes[id as usize].tries = s.tries;
+        }
+        for &i in &order {
+            let s = &stored[i];
+            let Some(children) = &s.children else {
+                continue;
+            };
+            let id = dag.index[&s.key];
+            for k in children {
+                let c = *dag
+                    .index
+                    .get(k)
+                    .ok_or_else(|| format!("child {k:?} of {:?} is not stored", s.key))?;
+                dag.link(id, c);
+            }
+            dag.nodes[id as usize].expanded = true;
+        }
+        // Post-order from every node: children before parents.
+        let mut done = vec![false; dag.nodes.len()];
+        for start in 0..dag.nodes.len() as NodeId {
+            let mut stack = vec![(start, false)];
+            while let Some((id, children_done)) = stack.pop() {
+                if done[id as usize] {
+                    continue;
+                }
+                if children_done {
+                    done[id as usize] = true;
+                    let (pn, dn, _) = dag.recompute(id);
+                    dag.set_numbers(id, pn, dn);
+                } else {
+                    stack.push((id, true));
+                    for &c in &dag.nodes[id as usize].children {
+                        if !done[c as usize] {
+                            stack.push((c, false));
+                        }
+                    }
+                }
+            }
+        }
+        Ok(dag)
+    }
+
+    fn add(&mut self, key: Key, pn: Number, dn: Number) -> NodeId {
+        let id = NodeId::try_from(self.nodes.len()).expect("fewer than 2^32 DAG nodes");
+        self.nodes.push(Node::new(key, pn, dn));
+        self.index.insert(key, id);
+        if pn == 0 || dn == 0 {
+            self.solved += 1;
+        }
+        id
+    }
+
+    fn link(&mut self, parent: NodeId, child: NodeId) {
+        if !self.nodes[parent as usize].children.contains(&child) {
+            self.nodes[parent as usize].children.push(child);
+            self.nodes[child as usize].parents.push(parent);
+        }
+    }
+
+    fn set_numbers(&mut self, id: NodeId, pn: Number, dn: Number) {
+        let n = &mut self.nodes[id as usize];
+        let was = n.value().is_some();
+        (n.pn, n.dn) = (pn, dn);
+        if !was && n.value().is_some() {
+            self.solved += 1;
+        }
+    }
+
+    /// The node `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// The root node.
+    pub fn root(&self) -> &Node {
+        self.node(ROOT)
+    }
+
+    /// The node of `key`, if in the DAG.
+    pub fn get(&self, key: &Key) -> Option<NodeId> {
+        self.index.get(key).copied()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Whether the DAG is empty (never: it has a root).
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty()
+    }
+
+    /// Number of solved nodes.
+    pub fn solved_count(&self) -> u64 {
+        self.solved
+    }
+
+    /// Every node with its id.
+    pub fn iter(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        (0..).zip(self.nodes.iter())
+    }
+
+    /// The most-proving leaf that is neither solved nor busy, or `None` when the root is solved
+    /// or busy (every open leaf is leased).
+    pub fn select(&self) -> Option<NodeId> {
+        let mut id = ROOT;
+        loop {
+            let n = self.node(id);
+            if n.value().is_some() || n.busy {
+                return None;
+            }
+            if !n.expanded {
+                return Some(id);
+            }
+            let or = n.node_type() == NodeType::Or;
+            id = *n
+                .children
+                .iter()
+                .filter(|&&c| {
+                    let c = self.node(c);
+                    c.value().is_none() && !c.busy
+                })
+                .min_by_key(|&&c| {
+                    let c = self.node(c);
+                    if or { (c.pn, c.dn) } else { (c.dn, c.pn) }
+                })?;
+        }
+    }
+
+    /// Marks leaf `id` leased or released, and updates the busy marks above it.
+    pub fn set_leased(&mut self, id: NodeId, leased: bool) {
+        self.nodes[id as usize].leased = leased;
+        self.propagate(id);
+    }
+
+    /// Counts a failed or expired lease of `id`.
+    pub fn add_try(&mut self, id: NodeId) -> u32 {
+        let n = &mut self.nodes[id as usize];
+        n.tries += 1;
+        n.tries
+    }
+
+    /// Expands leaf `id` with `children` (key, pn, dn), creating the nodes not yet in the DAG
+    /// and linking existing ones (their numbers are kept). Returns the ids of the new nodes.
+    /// Does nothing (and returns nothing) when `id` is already expanded or solved.
+    pub fn expand(&mut self, id: NodeId, children: &[(Key, Number, Number)]) -> Vec<NodeId> {
+        let n = self.node(id);
+        if n.expanded || n.value().is_some() || children.is_empty() {
+            return Vec::new();
+        }
+        let mut created = Vec::new();
+        for &(key, pn, dn) in children {
+            let c = match self.get(&key) {
+                Some(c) => c,
+                None => {
+                    let c = self.add(key, pn, dn);
+                    created.push(c);
+                    c
+                }
+            };
+            if c != id {
+                self.link(id, c);
+            }
+        }
+        self.nodes[id as usize].expanded = true;
+        self.propagate(id);
+        created
+    }
+
+    /// Records that `id` has `value` (a fact from a worker or the solved-value table) and
+    /// propagates it. Returns false when the node was solved already.
+    pub fn solve(&mut self, id: NodeId, value: Value) -> bool {
+        if self.node(id).value().is_some() {
+            return false;
+        }
+        let (pn, dn) = solved_numbers(value);
+        self.set_numbers(id, pn, dn);
+        self.propagate(id);
+        true
+    }
+
+    /// The (pn, dn, busy) of `id` from its children (its own numbers when it is a leaf or
+    /// solved: a value is a fact and never recomputed).
+    fn recompute(&self, id: NodeId) -> (Number, Number, bool) {
+        let n = self.node(id);
+        if n.value().is_some() {
+            return (n.pn, n.dn, false);
+        }
+        if !n.expanded {
+            return (n.pn, n.dn, n.leased);
+        }
+        let (pn, dn) = pns::combine(
+            n.node_type(),
+            n.children.iter().map(|&c| {
+                let c = self.node(c);
+                (c.pn, c.dn)
+            }),
+        );
+        let busy = pn != 0
+            && dn != 0
+            && n.children.iter().all(|&c| {
+                let c = self.node(c);
+                c.value().is_some() || c.busy
+            });
+        (pn, dn, busy)
+    }
+
+    /// Recomputes `from` and, breadth-first, every ancestor whose (pn, dn, busy) changes.
+    fn propagate(&mut self, from: NodeId) {
+        let mut queue = std::collections::VecDeque::from([from]);
+        let mut first = true;
+        while let Some(id) = queue.pop_front() {
+            self.nodes[id as usize].queued = false;
+            let (pn, dn, busy) = self.recompute(id);
+            let n = self.node(id);
+            if !first && (pn, dn, busy) == (n.pn, n.dn, n.busy) {
+                continue;
+            }
+            first = false;
+            self.set_numbers(id, pn, dn);
+            self.nodes[id as usize].busy = busy;
+            for i in 0..self.nodes[id as usize].parents.len() {
+                let p = self.nodes[id as usize].parents[i];
+                if !self.nodes[p as usize].queued {
+                    self.nodes[p as usize].queued = true;
+                    queue.push_back(p);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use solver_core::games::seven::{Cols, Position};
+
+    /// Distinct keys: Maker to move for even `i`, Breaker for odd; `i` Breaker stones.
+    fn key(i: u32, to_move: Side) -> Key {
+        let cols = Cols::try_from(32u32).expect("valid width");
+        let breaker = if i == 0 { 0 } else { u128::MAX >> (128 - i) };
+        Position::from_masks(cols, 0, breaker, to_move)
+            .expect("valid masks")
+            .key()
+    }
+
+    #[test]
+    fn expansion_selection_and_in_flight_marking() {
+        let root = key(0, Side::Maker);
+        let mut dag = Dag::new(root, 1, 1);
+        assert_eq!(dag.select(), Some(ROOT));
+        dag.set_leased(ROOT, true);
+        assert_eq!(dag.select(), None, "the only leaf is leased");
+        dag.set_leased(ROOT, false);
+        let (a, b) = (key(1, Side::Breaker), key(2, Side::Breaker));
+        let created = dag.expand(ROOT, &[(a, 3, 1), (b, 2, 5)]);
+        assert_eq!(created.len(), 2);
+        assert_eq!((dag.root().pn, dag.root().dn), (2, 6));
+        // OR root: most-proving child is the one with the smaller pn.
+        let bid = dag.get(&b).expect("b");
+        let aid = dag.get(&a).expect("a");
+        assert_eq!(dag.select(), Some(bid));
+        dag.set_leased(bid, true);
+        assert_eq!(dag.select(), Some(aid), "in-flight b is skipped");
+        dag.set_leased(aid, true);
+        assert_eq!(dag.select(), None, "root busy");
+        dag.set_leased(aid, false);
+        assert!(dag.solve(aid, Value::Proven));
+        assert_eq!(dag.root().value(), Some(Value::Proven));
+        assert_eq!(dag.solved_count(), 2);
+        assert_eq!(dag.select(), None);
+    }
+
+    #[test]
+    fn a_shared_child_updates_every_parent_and_restore_recomputes() {
+        let root = key(0, Side::Breaker);
+        let mut dag = Dag::new(root, 1, 1);
+        let (a, b, c) = (
+            key(1, Side::Maker),
+            key(2, Side::Maker),
+            key(3, Side::Breaker),
+        );
+        dag.expand(ROOT, &[(a, 1, 1), (b, 1, 1)]);
+        let (aid, bid) = (dag.get(&a).expect("a"), dag.get(&b).expect("b"));
+        dag.expand(aid, &[(c, 4, 4)]);
+        dag.expand(bid, &[(c, 9, 9)]);
+        let cid = dag.get(&c).expect("c");
+        assert_eq!(dag.node(cid).parents.len(), 2);
+        assert_eq!((dag.root().pn, dag.root().dn), (8, 4));
+        dag.solve(cid, Value::Disproven);
+        assert_eq!(dag.root().value(), Some(Value::Disproven));
+
+        // Only leaf numbers and solved values survive a restore; the rest is recomputed.
+        let stored: Vec<StoredNode> = dag
+            .iter()
+            .map(|(_, n)| StoredNode {
+                key: n.key,
+                pn: if n.expanded { 77 } else { n.pn },
+                dn: if n.expanded { 77 } else { n.dn },
+                children: n
+                    .expanded
+                    .then(|| n.children.iter().map(|&c| dag.node(c).key).collect()),
+                tries: n.tries,
+            })
+            .collect();
+        let back = Dag::restore(root, stored).expect("restores");
+        assert_eq!(back.len(), 4);
+        assert_eq!(back.root().value(), Some(Value::Disproven));
+        assert_eq!(back.solved_count(), dag.solved_count());
+    }
+}

@@ -1,0 +1,533 @@
+//! Jobs: lease most-proving leaves, keep leases alive, apply reports, take jobs back, and
+//! expire leases whose worker went silent.
+
+use std::sync::Arc;
+
+use solver_core::games::seven::Key;
+use solver_core::pns::{Number, Value};
+use solver_proto::convert::WireError;
+use solver_proto::convert::seven::{pack_key, unpack};
+use solver_proto::v1;
+use tokio::time::Instant;
+use tracing::{debug, info, warn};
+
+use super::dag::solved_numbers;
+use super::problems::{finish, pack_hex, put_tt, tt_value};
+use super::{
+    Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, MIN_JOB_BUDGET, State, check_name,
+};
+use crate::store::{Batch, ColumnFamily, keys};
+
+/// Most jobs one `Lease` call may ask for.
+pub const MAX_JOBS_PER_LEASE: u32 = 256;
+/// Most children one report may carry.
+pub const MAX_REPORT_CHILDREN: usize = 1024;
+/// Most solved positions one report may carry.
+pub const MAX_REPORT_SOLVED: usize = 100_000;
+
+fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::InvalidArgument(WireError::new(field, message))
+}
+
+fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
+    raw.parse()
+        .map_err(|_| invalid(field, format!("{raw:?} is not a job id (decimal digits)")))
+}
+
+impl State {
+    /// Removes a live lease, releases its leaf, and remembers its target for a late report.
+    pub(super) fn drop_lease(&mut self, job: u64) -> Option<Lease> {
+        let lease = self.leases.remove(&job)?;
+        self.deadlines.remove(&(lease.deadline, job));
+        if let Some(ps) = self.problems.get_mut(&lease.problem) {
+            ps.in_flight = ps.in_flight.saturating_sub(1);
+            if let Some(dag) = ps.dag.as_mut() {
+                dag.set_leased(lease.node, false);
+                let key = dag.node(lease.node).key;
+                self.orphans.insert(job, (lease.problem, key));
+                while self.orphans.len() > MAX_ORPHANS {
+                    self.orphans.pop_first();
+                }
+            }
+        }
+        metrics::gauge!("solver_jobs_in_flight").set(self.leases.len() as f64);
+        Some(lease)
+    }
+
+    /// The lease of `job` held by `worker`, or an error when another worker holds it.
+    fn own_lease(&self, job: u64, worker: &str) -> Result<Option<&Lease>, Error> {
+        match self.leases.get(&job) {
+            Some(l) if &*l.worker != worker => Err(Error::FailedPrecondition(format!(
+                "job {job} is leased to another worker"
+            ))),
+            other => Ok(other),
+        }
+    }
+}
+
+/// A report checked against the wire rules, before anything changes.
+struct CheckedReport {
+    job: u64,
+    value: Option<Value>,
+    children: Vec<(Key, Number, Number)>,
+    facts: Vec<(Key, Value)>,
+}
+
+fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
+    check_name("worker", &req.worker, false)?;
+    let job = parse_job_id(&req.job_id, "job_id")?;
+    if req.children.len() > MAX_REPORT_CHILDREN {
+        return Err(invalid(
+            "children",
+            format!(
+                "{} children; at most {MAX_REPORT_CHILDREN}",
+                req.children.len()
+            ),
+        ));
+    }
+    if req.solved.len() > MAX_REPORT_SOLVED {
+        return Err(invalid(
+            "solved",
+            format!(
+                "{} positions; at most {MAX_REPORT_SOLVED}",
+                req.solved.len()
+            ),
+        ));
+    }
+    let value = req.maker_wins.map(maker_value);
+    let mut children = Vec::with_capacity(req.children.len());
+    for (i, c) in req.children.iter().enumerate() {
+        let key = unpack(&c.position, &format!("children[{i}].position"))?.key();
+        if c.pn == 0 && c.dn == 0 {
+            return Err(invalid(format!("children[{i}]"), "pn and dn are both 0"));
+        }
+        children.push((key, c.pn, c.dn));
+    }
+    let mut facts = Vec::with_capacity(req.solved.len());
+    for (i, s) in req.solved.iter().enumerate() {
+        let key = unpack(&s.position, &format!("solved[{i}].position"))?.key();
+        facts.push((key, maker_value(s.maker_wins)));
+    }
+    for &(key, pn, dn) in &children {
+        match (pn, dn) {
+            (0, _) => facts.push((key, Value::Proven)),
+            (_, 0) => facts.push((key, Value::Disproven)),
+            _ => {}
+        }
+    }
+    if req.error.is_empty() && value.is_none() && children.is_empty() {
+        return Err(invalid(
+            "children",
+            "empty, but neither maker_wins nor error is set",
+        ));
+    }
+    Ok(CheckedReport {
+        job,
+        value,
+        children,
+        facts,
+    })
+}
+
+fn maker_value(maker_wins: bool) -> Value {
+    if maker_wins {
+        Value::Proven
+    } else {
+        Value::Disproven
+    }
+}
+
+fn stones(k: &Key) -> u32 {
+    (k.maker | k.breaker).count_ones()
+}
+
+impl Coordinator {
+    /// Leases up to `max_jobs` leaves, round-robin over the running problems (`Work.Lease`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad worker name or `max_jobs` outside 1..=256; `INTERNAL` when
+    /// the store fails.
+    pub fn lease(&self, req: v1::LeaseRequest) -> Result<v1::LeaseResponse, Error> {
+        check_name("worker", &req.worker, false)?;
+        if !(1..=MAX_JOBS_PER_LEASE).contains(&req.max_jobs) {
+            return Err(invalid(
+                "max_jobs",
+                format!("is {}; must be 1..={MAX_JOBS_PER_LEASE}", req.max_jobs),
+            ));
+        }
+        let worker: Arc<str> = Arc::from(req.worker.as_str());
+        let now = Instant::now();
+        let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
+        let mut st = self.lock();
+        let mut batch = Batch::new();
+        let mut jobs = Vec::new();
+        let running: Vec<u64> = st
+            .problems
+            .iter()
+            .filter(|(_, p)| p.dag.is_some())
+            .map(|(&id, _)| id)
+            .collect();
+        let mut exhausted = 0;
+        let mut turn = running.iter().position(|&id| id >= st.cursor).unwrap_or(0);
+        while jobs.len() < req.max_jobs as usize && exhausted < running.len() {
+            let id = running[turn % running.len()];
+            turn += 1;
+            let ps = st.problems.get_mut(&id).expect("listed above");
+            let dag = ps.dag.as_mut().expect("listed as running");
+            let Some(node) = dag.select() else {
+                exhausted += 1;
+                continue;
+            };
+            exhausted = 0;
+            dag.set_leased(node, true);
+            let n = dag.node(node);
+            let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
+            let base = match spec.job_node_budget {
+                0 => self.config.default_job_budget,
+                b => b,
+            };
+            let shrink = 2 * (n.tries / 3).min(16);
+            let budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
+            let position = pack_key(&n.key);
+            let disabled = spec.disabled_techniques.clone();
+            ps.in_flight += 1;
+            ps.workers.insert(Arc::clone(&worker));
+            let job = st.next_job_id(&mut batch);
+            let deadline = now + self.config.lease;
+            st.leases.insert(
+                job,
+                Lease {
+                    problem: id,
+                    node,
+                    worker: Arc::clone(&worker),
+                    deadline,
+                },
+            );
+            st.deadlines.insert((deadline, job));
+            st.cursor = id + 1;
+            jobs.push(v1::Job {
+                job_id: job.to_string(),
+                problem_id: id.to_string(),
+                position,
+                disabled_techniques: disabled,
+                node_budget: budget,
+                lease_ms,
+            });
+        }
+        self.write(batch)?;
+        metrics::counter!("solver_jobs_leased_total").increment(jobs.len() as u64);
+        metrics::gauge!("solver_jobs_in_flight").set(st.leases.len() as f64);
+        debug!(worker = %worker, jobs = jobs.len(), "leased");
+        Ok(v1::LeaseResponse {
+            retry_after_ms: if jobs.is_empty() {
+                self.config.retry_after.as_millis() as u32
+            } else {
+                0
+            },
+            heartbeat_interval_ms: lease_ms / 3,
+            jobs,
+        })
+    }
+
+    /// Renews the worker's leases and names the jobs to stop (`Work.Heartbeat`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
+    /// leased to another worker.
+    pub fn heartbeat(&self, req: v1::HeartbeatRequest) -> Result<v1::HeartbeatResponse, Error> {
+        check_name("worker", &req.worker, false)?;
+        let jobs = req
+            .job_ids
+            .iter()
+            .enumerate()
+            .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
+            .collect::<Result<Vec<u64>, Error>>()?;
+        let deadline = Instant::now() + self.config.lease;
+        let mut st = self.lock();
+        for &job in &jobs {
+            st.own_lease(job, &req.worker)?;
+        }
+        let mut cancelled = Vec::new();
+        for job in jobs {
+            let Some(lease) = st.leases.get_mut(&job) else {
+                cancelled.push(job.to_string());
+                continue;
+            };
+            let old = lease.deadline;
+            lease.deadline = deadline;
+            let (problem, node) = (lease.problem, lease.node);
+            st.deadlines.remove(&(old, job));
+            st.deadlines.insert((deadline, job));
+            let solved = st.problems[&problem]
+                .dag
+                .as_ref()
+                .is_none_or(|d| d.node(node).value().is_some());
+            if solved {
+                cancelled.push(job.to_string());
+            }
+        }
+        Ok(v1::HeartbeatResponse {
+            cancelled_job_ids: cancelled,
+        })
+    }
+
+    /// Applies a job's report (`Work.Report`); idempotent by job id. A live lease's report
+    /// expands or solves its leaf; any report's solved values are facts for every running
+    /// problem of that width and for `tt`.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` naming the field for malformed positions or counts, children that
+    /// are not successors of the leaf or of another width; `NOT_FOUND` for a job id never
+    /// handed out; `FAILED_PRECONDITION` when the job is leased to another worker; `INTERNAL`
+    /// when the store fails.
+    pub fn report(&self, req: v1::ReportRequest) -> Result<v1::ReportResponse, Error> {
+        let mut r = check_report(&req)?;
+        let mut st = self.lock();
+        let live = st.own_lease(r.job, &req.worker)?.cloned();
+        if live.is_none() && r.job >= st.next_job {
+            return Err(Error::NotFound(format!("job {}", r.job)));
+        }
+        let target = match &live {
+            Some(l) => {
+                let dag = st.problems[&l.problem].dag.as_ref();
+                dag.map(|d| (l.problem, d.node(l.node).key))
+            }
+            None => st.orphans.get(&r.job).copied(),
+        };
+        if let (Some(_), Some((_, leaf))) = (&live, target) {
+            check_children(&r.children, &leaf)?;
+        }
+        if let (Some((_, leaf)), Some(v)) = (target, r.value) {
+            r.facts.push((leaf, v));
+        }
+        let duplicate = !st.reported.insert(r.job);
+        let mut batch = Batch::new();
+        let mut applied = false;
+        if let Some(lease) = live {
+            st.drop_lease(r.job);
+            st.orphans.remove(&r.job);
+            applied = self.apply_fresh(&mut st, &lease, &r, &req.error)?;
+        } else {
+            st.orphans.remove(&r.job);
+        }
+        let touched = self.apply_facts(&mut st, &r.facts, &mut batch)?;
+        if !duplicate && let Some((problem, _)) = target {
+            if let Some(ps) = st.problems.get_mut(&problem) {
+                let p = ps.progress_mut();
+                p.jobs_done += 1;
+                p.worker_nodes += req.nodes;
+            }
+        }
+        let mut ids: Vec<u64> = touched;
+        ids.extend(target.map(|(p, _)| p));
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            self.settle(&mut st, id, &mut batch)?;
+        }
+        self.write(batch)?;
+        metrics::counter!("solver_reports_total", "applied" => applied.to_string()).increment(1);
+        if !req.error.is_empty() {
+            warn!(job = r.job, worker = %req.worker, error = %req.error, "job failed");
+        }
+        Ok(v1::ReportResponse { applied })
+    }
+
+    /// Applies a live lease's report to its leaf: a failure counts a try; a value solves the
+    /// leaf; children expand it. Returns whether estimates were applied.
+    fn apply_fresh(
+        &self,
+        st: &mut State,
+        lease: &Lease,
+        r: &CheckedReport,
+        error: &str,
+    ) -> Result<bool, Error> {
+        let Some(ps) = st.problems.get_mut(&lease.problem) else {
+            return Ok(false);
+        };
+        let Some(dag) = ps.dag.as_mut() else {
+            return Ok(false);
+        };
+        if !error.is_empty() {
+            dag.add_try(lease.node);
+            ps.dirty.push(lease.node);
+            return Ok(false);
+        }
+        if r.value.is_some() {
+            // The value is among the facts, applied next.
+            return Ok(true);
+        }
+        let mut children = Vec::with_capacity(r.children.len());
+        for &(key, pn, dn) in &r.children {
+            let known = if pn == 0 || dn == 0 || dag.get(&key).is_some() {
+                None
+            } else {
+                tt_value(self.store.as_ref(), &key)?
+            };
+            let (pn, dn) = known.map_or((pn, dn), solved_numbers);
+            children.push((key, pn, dn));
+        }
+        let created = dag.expand(lease.node, &children);
+        ps.dirty.push(lease.node);
+        ps.dirty.extend(created);
+        Ok(true)
+    }
+
+    /// Applies solved values to every running problem's DAG (where the position is a node)
+    /// and to `tt`. Returns the problems whose DAG changed.
+    fn apply_facts(
+        &self,
+        st: &mut State,
+        facts: &[(Key, Value)],
+        batch: &mut Batch,
+    ) -> Result<Vec<u64>, Error> {
+        let mut touched = Vec::new();
+        for (&id, ps) in st.problems.iter_mut() {
+            let Some(dag) = ps.dag.as_mut() else {
+                continue;
+            };
+            let cols = dag.root().key.cols;
+            let mut any = false;
+            for &(key, v) in facts {
+                if key.cols != cols {
+                    continue;
+                }
+                if let Some(n) = dag.get(&key)
+                    && dag.solve(n, v)
+                {
+                    ps.dirty.push(n);
+                    any = true;
+                }
+            }
+            if any {
+                touched.push(id);
+            }
+        }
+        for &(key, v) in facts {
+            put_tt(batch, &key, v);
+        }
+        Ok(touched)
+    }
+
+    /// Finishes problem `id` if its root is solved, otherwise writes its changes; tells
+    /// watchers.
+    fn settle(&self, st: &mut State, id: u64, batch: &mut Batch) -> Result<(), Error> {
+        let Some(ps) = st.problems.get_mut(&id) else {
+            return Ok(());
+        };
+        match ps.dag.as_ref().and_then(|d| d.root().value()) {
+            Some(v) => finish(st, self.store.as_ref(), id, v, batch),
+            None => {
+                ps.persist(id, batch);
+                ps.notify();
+                Ok(())
+            }
+        }
+    }
+
+    /// Hands jobs back unfinished (`Work.Abandon`): their leaves are free at once.
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
+    /// leased to another worker.
+    pub fn abandon(&self, req: v1::AbandonRequest) -> Result<v1::AbandonResponse, Error> {
+        check_name("worker", &req.worker, false)?;
+        let jobs = req
+            .job_ids
+            .iter()
+            .enumerate()
+            .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
+            .collect::<Result<Vec<u64>, Error>>()?;
+        let mut st = self.lock();
+        for &job in &jobs {
+            st.own_lease(job, &req.worker)?;
+        }
+        for job in jobs {
+            if let Some(l) = st.drop_lease(job) {
+                st.orphans.remove(&job);
+                if let Some(ps) = st.problems.get(&l.problem) {
+                    ps.notify();
+                }
+                info!(job, worker = %req.worker, "job abandoned");
+            }
+        }
+        Ok(v1::AbandonResponse {})
+    }
+
+    /// Expires every lease whose deadline is at or before `now`: its leaf is free again and
+    /// counts a try. Returns how many expired. The sweeper calls this periodically.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the store fails.
+    pub fn expire(&self, now: Instant) -> Result<usize, Error> {
+        let mut st = self.lock();
+        let due: Vec<u64> = st
+            .deadlines
+            .iter()
+            .take_while(|(d, _)| *d <= now)
+            .map(|&(_, j)| j)
+            .collect();
+        let mut batch = Batch::new();
+        let mut problems = Vec::new();
+        for &job in &due {
+            let Some(lease) = st.drop_lease(job) else {
+                continue;
+            };
+            if let Some(ps) = st.problems.get_mut(&lease.problem)
+                && let Some(dag) = ps.dag.as_mut()
+            {
+                let tries = dag.add_try(lease.node);
+                let leaf = pack_hex(&dag.node(lease.node).key);
+                ps.dirty.push(lease.node);
+                ps.progress_mut().jobs_expired += 1;
+                problems.push(lease.problem);
+                warn!(job, worker = %lease.worker, leaf, tries, "lease expired");
+            }
+        }
+        problems.sort_unstable();
+        problems.dedup();
+        for id in problems {
+            self.settle(&mut st, id, &mut batch)?;
+        }
+        self.write(batch)?;
+        metrics::counter!("solver_leases_expired_total").increment(due.len() as u64);
+        Ok(due.len())
+    }
+}
+
+impl State {
+    /// The next job id, reserving a new block of ids in the store when needed.
+    fn next_job_id(&mut self, batch: &mut Batch) -> u64 {
+        if self.next_job >= self.job_ceiling {
+            self.job_ceiling = self.next_job + JOB_ID_BLOCK;
+            batch.put(
+                ColumnFamily::Meta,
+                keys::JOB_ID_CEILING_KEY,
+                self.job_ceiling.to_be_bytes(),
+            );
+        }
+        let id = self.next_job;
+        self.next_job += 1;
+        id
+    }
+}
+
+/// Children of a leaf must have its width and more stones (every move adds one): this keeps
+/// the DAG acyclic whatever a worker sends.
+fn check_children(children: &[(Key, Number, Number)], leaf: &Key) -> Result<(), Error> {
+    for (i, (k, _, _)) in children.iter().enumerate() {
+        if k.cols != leaf.cols {
+            return Err(invalid(
+                format!("children[{i}].position"),
+                format!("is {} wide; the leaf is {} wide", k.cols, leaf.cols),
+            ));
+        }
+        if stones(k) <= stones(leaf) {
+            return Err(invalid(
+                format!("children[{i}].position"),
+                "has no more stones than the leaf: not a successor",
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,335 @@
+//! The coordinator: problems, their PN DAGs, job leases and the persistence of all of it.
+//!
+//! One [`Coordinator`] owns every problem. Its state sits behind one `std::sync::Mutex` that is
+//! never held across an `.await`: each RPC locks, applies its change to the DAG, writes the
+//! change to the [`Store`] as one [`Batch`], and unlocks. The gRPC services
+//! ([`crate::service`]) are thin adapters over the methods here.
+//!
+//! - [`dag`]: one problem's PN DAG with in-flight marking (pure).
+//! - `problems` (this file): submit, get, list, cancel, results, loading after a restart.
+//! - `jobs`: lease, heartbeat, report, abandon, and the expiry of leases (the sweeper calls
+//!   [`Coordinator::expire`]).
+//!
+//! Persistence (DESIGN.md, "Persistence"): problems and DAG nodes are written as they change;
+//! solved values go to `tt`, shared by every problem of the same width, and answer later
+//! problems at once. Leases live in memory only: after a restart every old lease counts as
+//! expired (its leaf is leased again; a late report still contributes its solved values).
+
+pub mod dag;
+mod jobs;
+mod problems;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use rustc_hash::FxHashMap;
+use solver_core::games::seven::{Key, Position, Rules, Technique};
+use solver_proto::convert::seven::pack_key;
+use solver_proto::v1;
+use tokio::sync::watch;
+use tokio::time::Instant;
+
+use crate::error::Error;
+use crate::store::records::{NodeRecord, ProblemRecord};
+use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
+use dag::{Dag, NodeId};
+
+/// Tunables of the coordinator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CoordinatorConfig {
+    /// A lease expires this long after it was granted or last renewed by a heartbeat.
+    pub lease: Duration,
+    /// Node budget of a job when the problem does not set one.
+    pub default_job_budget: u64,
+    /// With no job to lease, workers are told to ask again after this long.
+    pub retry_after: Duration,
+}
+
+impl Default for CoordinatorConfig {
+    fn default() -> Self {
+        Self {
+            lease: Duration::from_secs(30),
+            default_job_budget: DEFAULT_JOB_BUDGET,
+            retry_after: Duration::from_millis(250),
+        }
+    }
+}
+
+/// Node budget of a job unless the problem or the server says otherwise.
+pub const DEFAULT_JOB_BUDGET: u64 = 200_000;
+/// The largest job budget a problem may ask for.
+pub const MAX_JOB_BUDGET: u64 = 100_000_000;
+/// The smallest budget a leaf gets however often its leases failed.
+pub const MIN_JOB_BUDGET: u64 = 1_000;
+/// Job ids are reserved in blocks of this many; the ceiling is persisted per block.
+const JOB_ID_BLOCK: u64 = 100_000;
+/// Leases that ended without a report (expired, abandoned, their problem finished) whose
+/// target is remembered, so a late report's value still lands. Oldest forgotten first.
+const MAX_ORPHANS: usize = 100_000;
+
+/// The coordinator. Cheap to share: wrap it in an `Arc`.
+#[derive(Debug)]
+pub struct Coordinator {
+    state: Mutex<State>,
+    store: Arc<dyn Store>,
+    config: CoordinatorConfig,
+}
+
+/// Everything the lock protects.
+#[derive(Debug, Default)]
+struct State {
+    /// Every problem by id, running or not.
+    problems: BTreeMap<u64, ProblemState>,
+    /// Idempotency keys of submits -> problem id.
+    request_ids: HashMap<String, u64>,
+    /// Live leases by job id.
+    leases: FxHashMap<u64, Lease>,
+    /// Live leases by deadline, for the sweeper.
+    deadlines: BTreeSet<(Instant, u64)>,
+    /// Ended leases not reported yet: job id -> (problem, key).
+    orphans: BTreeMap<u64, (u64, Key)>,
+    /// Job ids reported already: reports are idempotent.
+    reported: HashSet<u64>,
+    /// The next job id to hand out.
+    next_job: u64,
+    /// Job ids below this are reserved in the store.
+    job_ceiling: u64,
+    /// The next problem id.
+    next_problem: u64,
+    /// Round-robin cursor over problems for leasing.
+    cursor: u64,
+}
+
+/// A leased leaf.
+#[derive(Debug, Clone)]
+struct Lease {
+    problem: u64,
+    node: NodeId,
+    worker: Arc<str>,
+    deadline: Instant,
+}
+
+/// A problem in memory.
+#[derive(Debug)]
+struct ProblemState {
+    /// The problem as shown to clients; `progress` holds the counters (jobs done and expired,
+    /// worker nodes), the rest of it is filled in by [`ProblemState::snapshot`].
+    problem: v1::Problem,
+    request_id: String,
+    /// The submitted position.
+    position: Position,
+    /// The rules with the problem's techniques (for the root and the winning moves).
+    rules: Arc<Rules>,
+    /// The packed root key.
+    root: Vec<u8>,
+    /// The DAG while running; `None` once solved or cancelled.
+    dag: Option<Dag>,
+    /// Nodes whose stored record is out of date.
+    dirty: Vec<NodeId>,
+    /// Leases of this problem now.
+    in_flight: u64,
+    /// Worker names that leased a job of this problem since the server started.
+    workers: HashSet<Arc<str>>,
+    /// Running time before this server run, in ms.
+    elapsed_before_ms: u64,
+    /// When this server run started counting the problem's time.
+    started: Instant,
+    /// Ticks on every change, for watchers.
+    changed: watch::Sender<u64>,
+}
+
+impl ProblemState {
+    fn running(&self) -> bool {
+        self.problem.status == v1::ProblemStatus::Running as i32
+    }
+
+    fn elapsed_ms(&self) -> u64 {
+        if self.running() {
+            self.elapsed_before_ms + self.started.elapsed().as_millis() as u64
+        } else {
+            self.problem.progress.as_ref().map_or(0, |p| p.elapsed_ms)
+        }
+    }
+
+    /// The problem as clients see it now.
+    fn snapshot(&self) -> v1::Problem {
+        let mut p = self.problem.clone();
+        if !self.running() {
+            return p;
+        }
+        let progress = p.progress.get_or_insert_with(Default::default);
+        progress.elapsed_ms = self.elapsed_ms();
+        if let Some(dag) = &self.dag {
+            progress.root_pn = dag.root().pn;
+            progress.root_dn = dag.root().dn;
+            progress.dag_nodes = dag.len() as u64;
+            progress.dag_solved = dag.solved_count();
+        }
+        progress.jobs_in_flight = self.in_flight;
+        progress.workers_seen = self.workers.len() as u32;
+        progress.nodes_per_second = if progress.elapsed_ms == 0 {
+            0.0
+        } else {
+            progress.worker_nodes as f64 * 1000.0 / progress.elapsed_ms as f64
+        };
+        p
+    }
+
+    fn progress_mut(&mut self) -> &mut v1::Progress {
+        self.problem.progress.get_or_insert_with(Default::default)
+    }
+
+    fn notify(&self) {
+        self.changed.send_modify(|v| *v += 1);
+    }
+
+    /// Adds the problem record and every dirty node to `batch`.
+    fn persist(&mut self, id: u64, batch: &mut Batch) {
+        let mut record = ProblemRecord {
+            problem: Some(self.snapshot()),
+            request_id: self.request_id.clone(),
+            root: self.root.clone(),
+        };
+        if let Some(p) = record.problem.as_mut().and_then(|p| p.progress.as_mut()) {
+            p.elapsed_ms = self.elapsed_ms();
+        }
+        batch.put(
+            ColumnFamily::Problems,
+            keys::problem(id),
+            prost::Message::encode_to_vec(&record),
+        );
+        let Some(dag) = &self.dag else {
+            self.dirty.clear();
+            return;
+        };
+        self.dirty.sort_unstable();
+        self.dirty.dedup();
+        for &n in &self.dirty {
+            let node = dag.node(n);
+            let rec = NodeRecord {
+                pn: node.pn,
+                dn: node.dn,
+                expanded: node.expanded,
+                children: node
+                    .children
+                    .iter()
+                    .map(|&c| pack_key(&dag.node(c).key))
+                    .collect(),
+                tries: node.tries,
+            };
+            batch.put(
+                ColumnFamily::Nodes,
+                keys::node(id, &pack_key(&node.key)),
+                prost::Message::encode_to_vec(&rec),
+            );
+        }
+        self.dirty.clear();
+    }
+}
+
+impl Coordinator {
+    /// Opens the coordinator on `store`, reloading every problem and the DAG of every running
+    /// one. Leases do not survive: every leaf is free to lease again.
+    ///
+    /// # Errors
+    /// [`Error::Internal`] when the store fails or holds a record this build cannot read.
+    pub fn open(store: Arc<dyn Store>, config: CoordinatorConfig) -> Result<Self, Error> {
+        let state = problems::load(store.as_ref())?;
+        let coordinator = Self {
+            state: Mutex::new(state),
+            store,
+            config,
+        };
+        coordinator.settle_loaded()?;
+        Ok(coordinator)
+    }
+
+    /// Finishes reloaded problems whose root is solved already (a crash between the last
+    /// report and the end of the problem cannot happen with one batch per report, but a DAG
+    /// can come back solved when its solved values were all stored).
+    fn settle_loaded(&self) -> Result<(), Error> {
+        let mut st = self.lock();
+        let done: Vec<(u64, solver_core::pns::Value)> = st
+            .problems
+            .iter()
+            .filter_map(|(&id, p)| Some((id, p.dag.as_ref()?.root().value()?)))
+            .collect();
+        let mut batch = Batch::new();
+        for (id, v) in done {
+            problems::finish(&mut st, self.store.as_ref(), id, v, &mut batch)?;
+        }
+        self.write(batch)
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &CoordinatorConfig {
+        &self.config
+    }
+
+    /// Locks the state. A panic under the lock leaves the in-memory state as far as it got;
+    /// every change is written to the store only once complete, so taking over a poisoned lock
+    /// is no worse than the crash-and-restart the store is built for.
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self, batch: Batch) -> Result<(), Error> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        self.store.write(batch).map_err(Error::from)
+    }
+}
+
+impl From<StoreError> for Error {
+    fn from(e: StoreError) -> Self {
+        Error::Internal(format!("storage: {e}"))
+    }
+}
+
+/// Parses a problem id from the wire.
+fn parse_problem_id(raw: &str) -> Result<u64, Error> {
+    raw.parse::<u64>().map_err(|_| {
+        Error::InvalidArgument(solver_proto::convert::WireError::new(
+            "problem_id",
+            format!("{raw:?} is not a problem id (decimal digits)"),
+        ))
+    })
+}
+
+/// Validates a worker name or a request id: 1..=128 printable ASCII characters.
+fn check_name(field: &str, value: &str, allow_empty: bool) -> Result<(), Error> {
+    let ok = (allow_empty || !value.is_empty())
+        && value.len() <= 128
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument(
+            solver_proto::convert::WireError::new(
+                field,
+                "must be 1..=128 printable ASCII characters",
+            ),
+        ))
+    }
+}
+
+/// Parses technique names, sorted and without duplicates.
+fn parse_techniques(names: &[String], field: &str) -> Result<Vec<Technique>, Error> {
+    let mut out = Vec::with_capacity(names.len());
+    for (i, n) in names.iter().enumerate() {
+        let t: Technique =
+            n.parse()
+                .map_err(|e: solver_core::games::seven::UnknownTechnique| {
+                    Error::InvalidArgument(solver_proto::convert::WireError::new(
+                        format!("{field}[{i}]"),
+                        e.to_string(),
+                    ))
+                })?;
+        out.push(t);
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}

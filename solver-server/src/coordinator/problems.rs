@@ -1,0 +1,477 @@
+//! Problems: submit, get, list, watch, cancel, results, and reloading them after a restart.
+
+use std::sync::Arc;
+
+use solver_core::games::seven::board::cells_of;
+use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique};
+use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_proto::convert::WireError;
+use solver_proto::convert::seven::{pack_key, unpack};
+use solver_proto::v1;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tracing::{info, warn};
+
+use super::dag::{Dag, StoredNode};
+use super::{
+    Coordinator, Error, MAX_JOB_BUDGET, ProblemState, State, check_name, parse_problem_id,
+    parse_techniques,
+};
+use crate::store::records::{NodeRecord, ProblemRecord};
+use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
+
+/// Node budget of each per-move search when the DAG alone names no winning first move.
+const MOVE_SEARCH_BUDGET: u64 = 50_000;
+
+fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::InvalidArgument(WireError::new(field, message))
+}
+
+/// A validated problem spec: the position, the techniques switched off, and the spec in
+/// normal form (width filled in, techniques sorted), as stored and compared for idempotency.
+struct ValidSpec {
+    position: Position,
+    disabled: Vec<Technique>,
+    spec: v1::ProblemSpec,
+}
+
+fn validate_spec(spec: Option<v1::ProblemSpec>) -> Result<ValidSpec, Error> {
+    let spec = spec.ok_or_else(|| invalid("spec", "is missing"))?;
+    let wire = spec
+        .position
+        .as_ref()
+        .ok_or_else(|| invalid("spec.position", "is missing"))?;
+    let position =
+        Position::try_from(wire).map_err(|e| invalid(format!("spec.{}", e.field), e.message))?;
+    let disabled = parse_techniques(&spec.disabled_techniques, "spec.disabled_techniques")?;
+    if spec.job_node_budget > MAX_JOB_BUDGET {
+        return Err(invalid(
+            "spec.job_node_budget",
+            format!(
+                "is {}; at most {MAX_JOB_BUDGET} (0 = the server default)",
+                spec.job_node_budget
+            ),
+        ));
+    }
+    let spec = v1::ProblemSpec {
+        position: Some(v1::SevenPosition::from(&position)),
+        disabled_techniques: disabled.iter().map(|t| t.name().to_owned()).collect(),
+        job_node_budget: spec.job_node_budget,
+    };
+    Ok(ValidSpec {
+        position,
+        disabled,
+        spec,
+    })
+}
+
+/// The stored solved value of `key`, if any.
+pub(super) fn tt_value(store: &dyn Store, key: &Key) -> Result<Option<Value>, StoreError> {
+    Ok(store
+        .get(ColumnFamily::Tt, &keys::seven_tt(&pack_key(key)))?
+        .and_then(|v| match v.as_slice() {
+            [1] => Some(Value::Proven),
+            [0] => Some(Value::Disproven),
+            _ => None,
+        }))
+}
+
+/// Adds the solved value of `key` to `batch`'s `tt` writes.
+pub(super) fn put_tt(batch: &mut Batch, key: &Key, value: Value) {
+    batch.put(
+        ColumnFamily::Tt,
+        keys::seven_tt(&pack_key(key)),
+        vec![u8::from(value == Value::Proven)],
+    );
+}
+
+fn winner(value: Value) -> v1::Winner {
+    match value {
+        Value::Proven => v1::Winner::Maker,
+        Value::Disproven => v1::Winner::Breaker,
+    }
+}
+
+impl Coordinator {
+    /// Submits a problem (`Solver.Submit`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` naming the field for a bad request id, position, technique or
+    /// budget; `ALREADY_EXISTS` when the request id names a problem with another spec;
+    /// `INTERNAL` when the store fails.
+    pub fn submit(&self, req: v1::SubmitRequest) -> Result<v1::SubmitResponse, Error> {
+        check_name("request_id", &req.request_id, true)?;
+        let valid = validate_spec(req.spec)?;
+        let mut st = self.lock();
+        if let Some(&id) = st.request_ids.get(&req.request_id) {
+            let same = st.problems[&id].problem.spec.as_ref() == Some(&valid.spec);
+            if !same {
+                return Err(Error::AlreadyExists(format!(
+                    "request_id {:?} was used for problem {id} with another spec",
+                    req.request_id
+                )));
+            }
+            return Ok(v1::SubmitResponse {
+                problem_id: id.to_string(),
+                created: false,
+            });
+        }
+        let id = st.next_problem;
+        let rules = Rules::new(valid.position.cols(), &valid.disabled);
+        let mut game = SevenGame::new(valid.position, Arc::clone(&rules))
+            .expect("the rules are built for the position's width");
+        let decided = game.simplify();
+        let root = game.key();
+        let value = match decided {
+            Some(v) => Some(v),
+            None => tt_value(self.store.as_ref(), &root)?,
+        };
+        let (changed, _) = watch::channel(0);
+        let mut ps = ProblemState {
+            problem: v1::Problem {
+                problem_id: id.to_string(),
+                spec: Some(valid.spec),
+                status: v1::ProblemStatus::Running as i32,
+                progress: Some(v1::Progress::default()),
+                result: None,
+                submitted_unix_ms: unix_ms(),
+            },
+            request_id: req.request_id.clone(),
+            position: valid.position,
+            rules,
+            root: pack_key(&root),
+            dag: None,
+            dirty: Vec::new(),
+            in_flight: 0,
+            workers: Default::default(),
+            elapsed_before_ms: 0,
+            started: Instant::now(),
+            changed,
+        };
+        if value.is_none() {
+            let (pn, dn) = game.estimate();
+            ps.dag = Some(Dag::new(root, pn.max(1), dn.max(1)));
+            ps.dirty.push(super::dag::ROOT);
+        }
+        let mut batch = Batch::new();
+        batch.put(
+            ColumnFamily::Meta,
+            keys::NEXT_PROBLEM_ID_KEY,
+            (id + 1).to_be_bytes(),
+        );
+        st.problems.insert(id, ps);
+        if let Some(v) = value {
+            finish(&mut st, self.store.as_ref(), id, v, &mut batch)?;
+        } else if let Some(ps) = st.problems.get_mut(&id) {
+            ps.persist(id, &mut batch);
+        }
+        self.write(batch)?;
+        st.next_problem = id + 1;
+        if !req.request_id.is_empty() {
+            st.request_ids.insert(req.request_id, id);
+        }
+        info!(problem = id, root = %pack_hex(&root), "problem submitted");
+        metrics::counter!("solver_problems_submitted_total").increment(1);
+        Ok(v1::SubmitResponse {
+            problem_id: id.to_string(),
+            created: true,
+        })
+    }
+
+    /// The problem `raw_id` as it is now (`Solver.GetProblem`).
+    ///
+    /// # Errors
+    /// `INVALID_ARGUMENT` for an id that is not decimal digits; `NOT_FOUND` for an unknown one.
+    pub fn problem(&self, raw_id: &str) -> Result<v1::Problem, Error> {
+        let id = parse_problem_id(raw_id)?;
+        let st = self.lock();
+        st.problems
+            .get(&id)
+            .map(ProblemState::snapshot)
+            .ok_or_else(|| Error::NotFound(format!("problem {id}")))
+    }
+
+    /// Every problem, newest first (`Solver.ListProblems`).
+    pub fn list(&self) -> Vec<v1::Problem> {
+        let st = self.lock();
+        st.problems
+            .values()
+            .rev()
+            .map(ProblemState::snapshot)
+            .collect()
+    }
+
+    /// A receiver that changes whenever problem `raw_id` does (for `WatchProblem`).
+    ///
+    /// # Errors
+    /// As [`Coordinator::problem`].
+    pub fn subscribe(&self, raw_id: &str) -> Result<watch::Receiver<u64>, Error> {
+        let id = parse_problem_id(raw_id)?;
+        let st = self.lock();
+        st.problems
+            .get(&id)
+            .map(|p| p.changed.subscribe())
+            .ok_or_else(|| Error::NotFound(format!("problem {id}")))
+    }
+
+    /// Cancels a running problem; a finished one is left as it is (`Solver.CancelProblem`).
+    ///
+    /// # Errors
+    /// As [`Coordinator::problem`]; `INTERNAL` when the store fails.
+    pub fn cancel(&self, raw_id: &str) -> Result<v1::Problem, Error> {
+        let id = parse_problem_id(raw_id)?;
+        let mut st = self.lock();
+        let ps = st
+            .problems
+            .get_mut(&id)
+            .ok_or_else(|| Error::NotFound(format!("problem {id}")))?;
+        if ps.running() {
+            let mut batch = Batch::new();
+            end(&mut st, id, v1::ProblemStatus::Cancelled, None, &mut batch);
+            self.write(batch)?;
+            info!(problem = id, "problem cancelled");
+        }
+        Ok(st.problems[&id].snapshot())
+    }
+
+    /// The verdict of a solved problem (`Solver.GetResult`).
+    ///
+    /// # Errors
+    /// As [`Coordinator::problem`]; `FAILED_PRECONDITION` while it runs or when cancelled.
+    pub fn result(&self, raw_id: &str) -> Result<v1::ProblemResult, Error> {
+        let p = self.problem(raw_id)?;
+        p.result.ok_or_else(|| {
+            let status =
+                v1::ProblemStatus::try_from(p.status).map_or("unknown", |s| s.as_str_name());
+            Error::FailedPrecondition(format!("problem {raw_id} has no result: it is {status}"))
+        })
+    }
+}
+
+/// Solves problem `id` with `value`: computes the result, ends it and writes it to `batch`.
+pub(super) fn finish(
+    st: &mut State,
+    store: &dyn Store,
+    id: u64,
+    value: Value,
+    batch: &mut Batch,
+) -> Result<(), Error> {
+    let ps = &st.problems[&id];
+    let winning_moves = winning_moves(ps, store, value)?;
+    // Every value the DAG proved, the root's included, answers later problems at once.
+    let root = unpack(&ps.root, "root").map_err(|e| corrupt(e))?.key();
+    put_tt(batch, &root, value);
+    for (_, n) in ps.dag.iter().flat_map(Dag::iter) {
+        if let Some(v) = n.value() {
+            put_tt(batch, &n.key, v);
+        }
+    }
+    let result = v1::ProblemResult {
+        winner: winner(value) as i32,
+        winning_moves,
+        progress: None,
+    };
+    end(st, id, v1::ProblemStatus::Solved, Some(result), batch);
+    info!(problem = id, winner = ?winner(value), "problem solved");
+    metrics::counter!("solver_problems_solved_total").increment(1);
+    Ok(())
+}
+
+/// Ends problem `id` with `status`: freezes its progress, drops its DAG (stored nodes too) and
+/// its leases (their reports still count as facts), and writes it to `batch`.
+fn end(
+    st: &mut State,
+    id: u64,
+    status: v1::ProblemStatus,
+    result: Option<v1::ProblemResult>,
+    batch: &mut Batch,
+) {
+    let leased: Vec<u64> = st
+        .leases
+        .iter()
+        .filter(|(_, l)| l.problem == id)
+        .map(|(&j, _)| j)
+        .collect();
+    for job in leased {
+        st.drop_lease(job);
+    }
+    let ps = st
+        .problems
+        .get_mut(&id)
+        .expect("the caller found the problem");
+    let progress = ps.snapshot().progress;
+    ps.problem.progress = progress.clone();
+    ps.problem.status = status as i32;
+    ps.problem.result = result.map(|r| v1::ProblemResult { progress, ..r });
+    if let Some(dag) = ps.dag.take() {
+        for (_, n) in dag.iter() {
+            batch.delete(ColumnFamily::Nodes, keys::node(id, &pack_key(&n.key)));
+        }
+    }
+    ps.persist(id, batch);
+    ps.notify();
+}
+
+/// The winning first moves of the side to move when `value` says it wins: every empty cell
+/// whose resulting position simplifies to a win or is a win in the DAG or `tt`. When that names
+/// none (the proof went through a simplified root), each move is searched briefly.
+fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<Vec<String>, Error> {
+    let mover = match ps.position.to_move() {
+        Side::Maker => Value::Proven,
+        Side::Breaker => Value::Disproven,
+    };
+    if value != mover {
+        return Ok(Vec::new());
+    }
+    let known = |k: &Key| -> Result<Option<Value>, StoreError> {
+        if let Some(v) = ps
+            .dag
+            .as_ref()
+            .and_then(|d| d.get(k).and_then(|id| d.node(id).value()))
+        {
+            return Ok(Some(v));
+        }
+        tt_value(store, k)
+    };
+    let children: Vec<(String, SevenGame)> = cells_of(ps.position.empty_cells())
+        .filter_map(|c| {
+            let child = ps.position.play(c).ok()?;
+            Some((c.name(), SevenGame::new(child, Arc::clone(&ps.rules)).ok()?))
+        })
+        .collect();
+    let mut moves = Vec::new();
+    for (name, game) in &children {
+        let mut g = game.clone();
+        let v = match g.simplify() {
+            Some(v) => Some(v),
+            None => known(&g.key())?,
+        };
+        if v == Some(mover) {
+            moves.push(name.clone());
+        }
+    }
+    if !moves.is_empty() {
+        return Ok(moves);
+    }
+    // Rare: search each move with the DAG's solved nodes as known values.
+    let solved: rustc_hash::FxHashMap<Key, Value> = ps
+        .dag
+        .iter()
+        .flat_map(|d| d.iter().filter_map(|(_, n)| n.value().map(|v| (n.key, v))))
+        .collect();
+    let solved = Arc::new(solved);
+    for (name, game) in children {
+        let s = Arc::clone(&solved);
+        let mut search = Search::with_known(game, Box::new(move |k| s.get(k).copied()));
+        let limits = Limits {
+            max_nodes: Some(MOVE_SEARCH_BUDGET),
+            ..Limits::default()
+        };
+        if search.run(&limits) == Outcome::Solved(mover) {
+            moves.push(name);
+            break;
+        }
+    }
+    if moves.is_empty() {
+        warn!(problem = %ps.problem.problem_id, "no winning first move found within the budget");
+    }
+    Ok(moves)
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A packed key in hex, for logs.
+pub(super) fn pack_hex(key: &Key) -> String {
+    pack_key(key).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    Error::Internal(format!("stored data is corrupt: {what}"))
+}
+
+/// Reloads every problem from `store`, and the DAG of every running one.
+pub(super) fn load(store: &dyn Store) -> Result<State, Error> {
+    let meta = |k: &[u8]| -> Result<Option<u64>, Error> {
+        Ok(store
+            .get(ColumnFamily::Meta, k)?
+            .and_then(|v| keys::decode_u64(&v)))
+    };
+    let mut st = State {
+        next_problem: meta(keys::NEXT_PROBLEM_ID_KEY)?.unwrap_or(1),
+        job_ceiling: meta(keys::JOB_ID_CEILING_KEY)?.unwrap_or(1),
+        ..State::default()
+    };
+    st.next_job = st.job_ceiling;
+    for (k, v) in store.scan_prefix(ColumnFamily::Problems, b"")? {
+        let id = keys::problem_id(&k).ok_or_else(|| corrupt("a problem key"))?;
+        let rec: ProblemRecord = prost::Message::decode(v.as_slice())
+            .map_err(|e| corrupt(format!("problem {id}: {e}")))?;
+        let problem = rec
+            .problem
+            .ok_or_else(|| corrupt(format!("problem {id} has no body")))?;
+        let valid = validate_spec(problem.spec.clone())
+            .map_err(|e| corrupt(format!("problem {id}: {e}")))?;
+        let rules = Rules::new(valid.position.cols(), &valid.disabled);
+        let mut ps = ProblemState {
+            elapsed_before_ms: problem.progress.as_ref().map_or(0, |p| p.elapsed_ms),
+            problem,
+            request_id: rec.request_id,
+            position: valid.position,
+            rules,
+            root: rec.root,
+            dag: None,
+            dirty: Vec::new(),
+            in_flight: 0,
+            workers: Default::default(),
+            started: Instant::now(),
+            changed: watch::channel(0).0,
+        };
+        if ps.running() {
+            ps.dag = Some(load_dag(store, id, &ps.root)?);
+        }
+        if !ps.request_id.is_empty() {
+            st.request_ids.insert(ps.request_id.clone(), id);
+        }
+        st.next_problem = st.next_problem.max(id + 1);
+        st.problems.insert(id, ps);
+    }
+    Ok(st)
+}
+
+fn load_dag(store: &dyn Store, id: u64, root: &[u8]) -> Result<Dag, Error> {
+    let unpack_key = |b: &[u8]| -> Result<Key, Error> {
+        unpack(b, "key")
+            .map(|p| p.key())
+            .map_err(|e| corrupt(format!("problem {id}: {e}")))
+    };
+    let mut nodes = Vec::new();
+    for (k, v) in store.scan_prefix(ColumnFamily::Nodes, &keys::problem(id))? {
+        let rec: NodeRecord = prost::Message::decode(v.as_slice())
+            .map_err(|e| corrupt(format!("problem {id} node: {e}")))?;
+        nodes.push(StoredNode {
+            key: unpack_key(&k[8..])?,
+            pn: rec.pn,
+            dn: rec.dn,
+            children: if rec.expanded {
+                Some(
+                    rec.children
+                        .iter()
+                        .map(|c| unpack_key(c))
+                        .collect::<Result<_, _>>()?,
+                )
+            } else {
+                None
+            },
+            tries: rec.tries,
+        });
+    }
+    let count = nodes.len();
+    let dag = Dag::restore(unpack_key(root)?, nodes)
+        .map_err(|e| corrupt(format!("problem {id}: {e}")))?;
+    info!(problem = id, nodes = count, "DAG reloaded");
+    Ok(dag)
+}

@@ -1,0 +1,202 @@
+//! The `Solver` (clients) and `Work` (workers) gRPC services: thin adapters from tonic to the
+//! [`Coordinator`]. Each RPC locks the coordinator once and never across an `.await`.
+
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use solver_proto::v1::{self, solver_server::Solver, work_server::Work};
+use tokio::sync::mpsc;
+use tokio_stream::Stream;
+use tokio_stream::wrappers::ReceiverStream;
+use tonic::{Request, Response, Status};
+
+use crate::coordinator::Coordinator;
+
+/// Least time between two messages of one `WatchProblem` stream.
+pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The `solver.v1.Solver` service.
+#[derive(Debug, Clone)]
+pub struct SolverService {
+    coordinator: Arc<Coordinator>,
+}
+
+impl SolverService {
+    /// The service over `coordinator`.
+    pub fn new(coordinator: Arc<Coordinator>) -> Self {
+        Self { coordinator }
+    }
+}
+
+fn finished(p: &v1::Problem) -> bool {
+    p.status != v1::ProblemStatus::Running as i32
+}
+
+#[tonic::async_trait]
+impl Solver for SolverService {
+    async fn submit(
+        &self,
+        req: Request<v1::SubmitRequest>,
+    ) -> Result<Response<v1::SubmitResponse>, Status> {
+        Ok(Response::new(self.coordinator.submit(req.into_inner())?))
+    }
+
+    async fn get_problem(
+        &self,
+        req: Request<v1::GetProblemRequest>,
+    ) -> Result<Response<v1::Problem>, Status> {
+        Ok(Response::new(
+            self.coordinator.problem(&req.into_inner().problem_id)?,
+        ))
+    }
+
+    type WatchProblemStream = Pin<Box<dyn Stream<Item = Result<v1::Problem, Status>> + Send>>;
+
+    async fn watch_problem(
+        &self,
+        req: Request<v1::GetProblemRequest>,
+    ) -> Result<Response<Self::WatchProblemStream>, Status> {
+        let id = req.into_inner().problem_id;
+        let mut changes = self.coordinator.subscribe(&id)?;
+        let first = self.coordinator.problem(&id)?;
+        let (tx, rx) = mpsc::channel(4);
+        let coordinator = Arc::clone(&self.coordinator);
+        tokio::spawn(async move {
+            let mut current = first;
+            loop {
+                let done = finished(&current);
+                if tx.send(Ok(current)).await.is_err() || done {
+                    return;
+                }
+                tokio::time::sleep(WATCH_INTERVAL).await;
+                if changes.changed().await.is_err() {
+                    return;
+                }
+                current = match coordinator.problem(&id) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        let _ = tx.send(Err(e.into())).await;
+                        return;
+                    }
+                };
+            }
+        });
+        Ok(Response::new(Box::pin(ReceiverStream::new(rx))))
+    }
+
+    async fn list_problems(
+        &self,
+        _req: Request<v1::ListProblemsRequest>,
+    ) -> Result<Response<v1::ListProblemsResponse>, Status> {
+        Ok(Response::new(v1::ListProblemsResponse {
+            problems: self.coordinator.list(),
+        }))
+    }
+
+    async fn cancel_problem(
+        &self,
+        req: Request<v1::GetProblemRequest>,
+    ) -> Result<Response<v1::Problem>, Status> {
+        Ok(Response::new(
+            self.coordinator.cancel(&req.into_inner().problem_id)?,
+        ))
+    }
+
+    async fn get_result(
+        &self,
+        req: Request<v1::GetProblemRequest>,
+    ) -> Result<Response<v1::ProblemResult>, Status> {
+        Ok(Response::new(
+            self.coordinator.result(&req.into_inner().problem_id)?,
+        ))
+    }
+}
+
+/// The `solver.v1.Work` service.
+#[derive(Debug, Clone)]
+pub struct WorkService {
+    coordinator: Arc<Coordinator>,
+}
+
+impl WorkService {
+    /// The service over `coordinator`.
+    pub fn new(coordinator: Arc<Coordinator>) -> Self {
+        Self { coordinator }
+    }
+}
+
+#[tonic::async_trait]
+impl Work for WorkService {
+    async fn lease(
+        &self,
+        req: Request<v1::LeaseRequest>,
+    ) -> Result<Response<v1::LeaseResponse>, Status> {
+        Ok(Response::new(self.coordinator.lease(req.into_inner())?))
+    }
+
+    async fn heartbeat(
+        &self,
+        req: Request<v1::HeartbeatRequest>,
+    ) -> Result<Response<v1::HeartbeatResponse>, Status> {
+        Ok(Response::new(self.coordinator.heartbeat(req.into_inner())?))
+    }
+
+    async fn report(
+        &self,
+        req: Request<v1::ReportRequest>,
+    ) -> Result<Response<v1::ReportResponse>, Status> {
+        Ok(Response::new(self.coordinator.report(req.into_inner())?))
+    }
+
+    async fn abandon(
+        &self,
+        req: Request<v1::AbandonRequest>,
+    ) -> Result<Response<v1::AbandonResponse>, Status> {
+        Ok(Response::new(self.coordinator.abandon(req.into_inner())?))
+    }
+}
+
+/// A tonic interceptor that admits requests carrying `authorization: Bearer <token>`, or
+/// every request when `token` is `None`. A missing or wrong token is `UNAUTHENTICATED`.
+#[derive(Debug, Clone)]
+pub struct BearerAuth {
+    expected: Option<Arc<str>>,
+}
+
+impl BearerAuth {
+    /// Checks for `token` (none: admit all).
+    pub fn new(token: Option<&str>) -> Self {
+        Self {
+            expected: token.map(Arc::from),
+        }
+    }
+}
+
+impl tonic::service::Interceptor for BearerAuth {
+    fn call(&mut self, req: Request<()>) -> Result<Request<()>, Status> {
+        let Some(expected) = &self.expected else {
+            return Ok(req);
+        };
+        let given = req
+            .metadata()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        // Compare without an early exit on the first differing byte.
+        let ok = given.is_some_and(|g| {
+            g.len() == expected.len()
+                && g.bytes()
+                    .zip(expected.bytes())
+                    .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                    == 0
+        });
+        if ok {
+            Ok(req)
+        } else {
+            Err(Status::unauthenticated(
+                "missing or wrong bearer token (authorization: Bearer <token>)",
+            ))
+        }
+    }
+}

@@ -1,0 +1,525 @@
+//! The coordinator over real gRPC on `127.0.0.1`: problems solved by an in-test worker loop
+//! (the worker's own job function, `solver_worker::job::run_job`), several problems at once,
+//! expired, duplicated, stale and abandoned leases, validation and idempotency.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use common::{TestServer, channel, start_with};
+use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
+use solver_worker::job::{JobContext, run_job};
+use tokio_stream::StreamExt;
+use tonic::Code;
+use tonic::transport::Channel;
+
+fn spec(rows: &[&str], maker_to_move: bool, budget: u64) -> v1::ProblemSpec {
+    v1::ProblemSpec {
+        position: Some(v1::SevenPosition {
+            cols: 0,
+            rows: rows.iter().map(|r| r.to_string()).collect(),
+            to_move: if maker_to_move {
+                v1::Side::Maker as i32
+            } else {
+                v1::Side::Breaker as i32
+            },
+        }),
+        disabled_techniques: vec![],
+        job_node_budget: budget,
+    }
+}
+
+fn empty(n: usize) -> Vec<String> {
+    vec![".".repeat(n); 4]
+}
+
+fn empty_spec(n: usize, maker_to_move: bool, budget: u64) -> v1::ProblemSpec {
+    let rows = empty(n);
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    spec(&rows, maker_to_move, budget)
+}
+
+async fn clients(server: &TestServer) -> (SolverClient<Channel>, WorkClient<Channel>) {
+    let ch = channel(server.addr).await;
+    (SolverClient::new(ch.clone()), WorkClient::new(ch))
+}
+
+async fn submit(s: &mut SolverClient<Channel>, spec: v1::ProblemSpec) -> String {
+    s.submit(v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(spec),
+    })
+    .await
+    .expect("submit")
+    .into_inner()
+    .problem_id
+}
+
+async fn get(s: &mut SolverClient<Channel>, id: &str) -> v1::Problem {
+    s.get_problem(v1::GetProblemRequest {
+        problem_id: id.into(),
+    })
+    .await
+    .expect("get")
+    .into_inner()
+}
+
+fn running(p: &v1::Problem) -> bool {
+    p.status == v1::ProblemStatus::Running as i32
+}
+
+/// Leases and runs jobs as `worker` until every problem in `ids` is finished (or 120 s pass).
+async fn work_until_done(
+    w: &mut WorkClient<Channel>,
+    s: &mut SolverClient<Channel>,
+    worker: &str,
+    ids: &[String],
+) {
+    let ctx = JobContext::new(16);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let mut all_done = true;
+        for id in ids {
+            all_done &= !running(&get(s, id).await);
+        }
+        if all_done {
+            return;
+        }
+        assert!(Instant::now() < deadline, "not solved in time");
+        let jobs = w
+            .lease(v1::LeaseRequest {
+                worker: worker.into(),
+                max_jobs: 4,
+            })
+            .await
+            .expect("lease")
+            .into_inner()
+            .jobs;
+        if jobs.is_empty() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        for job in jobs {
+            report(w, worker, &job, &ctx).await;
+        }
+    }
+}
+
+async fn report(
+    w: &mut WorkClient<Channel>,
+    worker: &str,
+    job: &v1::Job,
+    ctx: &JobContext,
+) -> bool {
+    let mut r = run_job(job, ctx, Arc::default()).expect("the job runs");
+    r.worker = worker.into();
+    w.report(r).await.expect("report").into_inner().applied
+}
+
+async fn lease_one(w: &mut WorkClient<Channel>, worker: &str) -> v1::Job {
+    let mut jobs = w
+        .lease(v1::LeaseRequest {
+            worker: worker.into(),
+            max_jobs: 1,
+        })
+        .await
+        .expect("lease")
+        .into_inner()
+        .jobs;
+    assert_eq!(jobs.len(), 1, "a job is available");
+    jobs.remove(0)
+}
+
+fn winner(p: &v1::Problem) -> v1::Winner {
+    let r = p.result.as_ref().expect("a solved problem has a result");
+    v1::Winner::try_from(r.winner).expect("known winner")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n8_is_solved_through_many_jobs_and_watch_ends_with_the_verdict() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let id = submit(&mut s, empty_spec(8, true, 2_000)).await;
+    let mut watch = s
+        .watch_problem(v1::GetProblemRequest {
+            problem_id: id.clone(),
+        })
+        .await
+        .expect("watch")
+        .into_inner();
+    let first = watch.next().await.expect("a first message").expect("ok");
+    assert!(running(&first));
+    work_until_done(&mut w, &mut s, "w1", std::slice::from_ref(&id)).await;
+
+    let p = get(&mut s, &id).await;
+    assert_eq!(p.status, v1::ProblemStatus::Solved as i32);
+    assert_eq!(winner(&p), v1::Winner::Maker, "(4, 8, 7^tr): Maker wins");
+    let result = p.result.as_ref().expect("result");
+    assert!(
+        !result.winning_moves.is_empty(),
+        "Maker's first move is named"
+    );
+    let progress = result.progress.as_ref().expect("progress");
+    assert!(progress.jobs_done > 1, "several jobs: {progress:?}");
+    assert!(progress.dag_nodes > 1 && progress.root_pn == 0);
+    assert_eq!(progress.workers_seen, 1);
+    assert!(progress.worker_nodes > 0);
+
+    // The stream ends with the final state.
+    let mut last = first;
+    while let Some(m) = watch.next().await {
+        last = m.expect("ok");
+    }
+    assert_eq!(last.status, v1::ProblemStatus::Solved as i32);
+
+    // The solved values in `tt` answer the same problem at once.
+    let again = submit(&mut s, empty_spec(8, true, 2_000)).await;
+    let p = get(&mut s, &again).await;
+    assert_eq!(
+        p.status,
+        v1::ProblemStatus::Solved as i32,
+        "answered from tt"
+    );
+    assert_eq!(winner(&p), v1::Winner::Maker);
+    let r = s
+        .get_result(v1::GetProblemRequest { problem_id: again })
+        .await
+        .expect("result")
+        .into_inner();
+    assert!(!r.winning_moves.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_problems_at_once_share_the_workers() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let a = submit(&mut s, empty_spec(8, true, 1_000)).await;
+    let b = submit(&mut s, empty_spec(7, false, 500)).await;
+    let c = submit(&mut s, empty_spec(4, false, 200)).await;
+    // One lease call serves several problems (round-robin).
+    let jobs = w
+        .lease(v1::LeaseRequest {
+            worker: "w".into(),
+            max_jobs: 8,
+        })
+        .await
+        .expect("lease")
+        .into_inner()
+        .jobs;
+    let mut problems: Vec<&str> = jobs.iter().map(|j| j.problem_id.as_str()).collect();
+    problems.sort();
+    problems.dedup();
+    assert!(
+        problems.len() >= 2,
+        "jobs of several problems: {problems:?}"
+    );
+    let ctx = JobContext::new(4);
+    for job in &jobs {
+        report(&mut w, "w", job, &ctx).await;
+    }
+    work_until_done(&mut w, &mut s, "w", &[a.clone(), b.clone(), c.clone()]).await;
+    assert_eq!(winner(&get(&mut s, &a).await), v1::Winner::Maker);
+    assert_eq!(
+        winner(&get(&mut s, &b).await),
+        v1::Winner::Maker,
+        "n=7 Breaker first"
+    );
+    assert_eq!(
+        winner(&get(&mut s, &c).await),
+        v1::Winner::Breaker,
+        "n=4 Breaker first"
+    );
+    let list = s
+        .list_problems(v1::ListProblemsRequest {})
+        .await
+        .expect("list")
+        .into_inner()
+        .problems;
+    let ids: Vec<&str> = list.iter().map(|p| p.problem_id.as_str()).collect();
+    assert_eq!(
+        ids,
+        vec![c.as_str(), b.as_str(), a.as_str()],
+        "newest first"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
+    let server = start_with(|c| c.lease_ms = 300).await;
+    let (mut s, mut w) = clients(&server).await;
+    let id = submit(&mut s, empty_spec(7, true, 300)).await;
+    let lost = lease_one(&mut w, "vanished").await;
+    // Nobody heartbeats the lease: it expires and another worker gets the leaf.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let p = get(&mut s, &id).await;
+    let progress = p.progress.expect("progress");
+    assert_eq!(progress.jobs_expired, 1);
+    assert_eq!(progress.jobs_in_flight, 0);
+    let again = lease_one(&mut w, "w2").await;
+    assert_eq!(
+        again.position, lost.position,
+        "the same leaf is leased again"
+    );
+    assert_ne!(again.job_id, lost.job_id);
+    // The vanished worker's heartbeat now says stop; its late report is stale.
+    let hb = w
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "vanished".into(),
+            job_ids: vec![lost.job_id.clone()],
+        })
+        .await
+        .expect("heartbeat")
+        .into_inner();
+    assert_eq!(hb.cancelled_job_ids, vec![lost.job_id.clone()]);
+    let ctx = JobContext::new(4);
+    assert!(
+        !report(&mut w, "vanished", &lost, &ctx).await,
+        "stale: estimates dropped"
+    );
+    assert!(report(&mut w, "w2", &again, &ctx).await, "live: applied");
+    work_until_done(&mut w, &mut s, "w2", std::slice::from_ref(&id)).await;
+    let p = get(&mut s, &id).await;
+    assert_eq!(winner(&p), v1::Winner::Maker);
+    let workers = p
+        .result
+        .and_then(|r| r.progress)
+        .expect("progress")
+        .workers_seen;
+    assert_eq!(workers, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn duplicate_reports_abandon_and_foreign_leases() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let id = submit(&mut s, empty_spec(9, true, 200)).await;
+    let ctx = JobContext::new(4);
+
+    // A report counts once.
+    let job = lease_one(&mut w, "a").await;
+    let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
+    r.worker = "a".into();
+    assert!(
+        w.report(r.clone())
+            .await
+            .expect("first")
+            .into_inner()
+            .applied
+    );
+    assert!(!w.report(r).await.expect("duplicate").into_inner().applied);
+    let done = get(&mut s, &id).await.progress.expect("progress").jobs_done;
+    assert_eq!(done, 1);
+
+    // Another worker's lease cannot be reported, renewed or abandoned.
+    let job = lease_one(&mut w, "a").await;
+    let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
+    r.worker = "b".into();
+    let err = w.report(r).await.expect_err("foreign report");
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    let err = w
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "b".into(),
+            job_ids: vec![job.job_id.clone()],
+        })
+        .await
+        .expect_err("foreign heartbeat");
+    assert_eq!(err.code(), Code::FailedPrecondition);
+
+    // Abandon frees the leaf at once.
+    w.abandon(v1::AbandonRequest {
+        worker: "a".into(),
+        job_ids: vec![job.job_id.clone()],
+    })
+    .await
+    .expect("abandon");
+    let again = lease_one(&mut w, "b").await;
+    assert_eq!(again.position, job.position);
+    let p = get(&mut s, &id).await.progress.expect("progress");
+    assert_eq!((p.jobs_in_flight, p.jobs_expired), (1, 0));
+
+    // A job id never handed out is unknown.
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "a".into(),
+            job_id: "999999999".into(),
+            maker_wins: Some(true),
+            ..Default::default()
+        })
+        .await
+        .expect_err("unknown job");
+    assert_eq!(err.code(), Code::NotFound);
+
+    // Cancel stops the problem; its leases are cancelled.
+    let p = s
+        .cancel_problem(v1::GetProblemRequest {
+            problem_id: id.clone(),
+        })
+        .await
+        .expect("cancel")
+        .into_inner();
+    assert_eq!(p.status, v1::ProblemStatus::Cancelled as i32);
+    let hb = w
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "b".into(),
+            job_ids: vec![again.job_id.clone()],
+        })
+        .await
+        .expect("heartbeat")
+        .into_inner();
+    assert_eq!(hb.cancelled_job_ids, vec![again.job_id]);
+    let err = s
+        .get_result(v1::GetProblemRequest { problem_id: id })
+        .await
+        .expect_err("no result after cancel");
+    assert_eq!(err.code(), Code::FailedPrecondition);
+    let none = w
+        .lease(v1::LeaseRequest {
+            worker: "a".into(),
+            max_jobs: 1,
+        })
+        .await
+        .expect("lease")
+        .into_inner();
+    assert!(none.jobs.is_empty() && none.retry_after_ms > 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_name_the_field_and_submit_is_idempotent() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let bad = |spec: v1::ProblemSpec| v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(spec),
+    };
+    let cases = [
+        (
+            bad(spec(&["...", "...", "...", "..."], true, 0)),
+            "spec.position.rows",
+        ),
+        (
+            bad(spec(&["....", "..X.", "....", "...."], true, 0)),
+            "spec.position.rows",
+        ),
+        (
+            bad(v1::ProblemSpec {
+                disabled_techniques: vec!["no-such".into()],
+                ..empty_spec(8, true, 0)
+            }),
+            "spec.disabled_techniques[0]",
+        ),
+        (
+            bad(empty_spec(8, true, 200_000_000)),
+            "spec.job_node_budget",
+        ),
+        (
+            v1::SubmitRequest {
+                request_id: "\u{7}".into(),
+                spec: Some(empty_spec(8, true, 0)),
+            },
+            "request_id",
+        ),
+        (
+            v1::SubmitRequest {
+                request_id: String::new(),
+                spec: None,
+            },
+            "spec",
+        ),
+    ];
+    for (req, field) in cases {
+        let err = s.submit(req).await.expect_err("invalid");
+        assert_eq!(err.code(), Code::InvalidArgument, "{field}: {err:?}");
+        assert!(
+            err.message().starts_with(field),
+            "{field}: {}",
+            err.message()
+        );
+    }
+    let err = s
+        .get_problem(v1::GetProblemRequest {
+            problem_id: "x1".into(),
+        })
+        .await
+        .expect_err("bad id");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    let err = s
+        .get_problem(v1::GetProblemRequest {
+            problem_id: "42".into(),
+        })
+        .await
+        .expect_err("unknown id");
+    assert_eq!(err.code(), Code::NotFound);
+    let err = w
+        .lease(v1::LeaseRequest {
+            worker: "w".into(),
+            max_jobs: 0,
+        })
+        .await
+        .expect_err("max_jobs 0");
+    assert!(err.message().starts_with("max_jobs"));
+
+    // Idempotent submit.
+    let req = v1::SubmitRequest {
+        request_id: "req-1".into(),
+        spec: Some(empty_spec(9, true, 0)),
+    };
+    let first = s.submit(req.clone()).await.expect("submit").into_inner();
+    let second = s.submit(req.clone()).await.expect("again").into_inner();
+    assert!(first.created && !second.created);
+    assert_eq!(first.problem_id, second.problem_id);
+    let err = s
+        .submit(v1::SubmitRequest {
+            spec: Some(empty_spec(10, true, 0)),
+            ..req
+        })
+        .await
+        .expect_err("other spec");
+    assert_eq!(err.code(), Code::AlreadyExists);
+
+    // A report whose children are not successors of the leaf is refused, nothing changes.
+    let job = lease_one(&mut w, "w").await;
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "w".into(),
+            job_id: job.job_id.clone(),
+            children: vec![v1::ChildEstimate {
+                position: job.position.clone(),
+                pn: 1,
+                dn: 1,
+            }],
+            ..Default::default()
+        })
+        .await
+        .expect_err("not a successor");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(
+        err.message().starts_with("children[0].position"),
+        "{}",
+        err.message()
+    );
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "w".into(),
+            job_id: job.job_id.clone(),
+            solved: vec![v1::SolvedPosition {
+                position: vec![1, 2, 3],
+                maker_wins: true,
+            }],
+            maker_wins: Some(true),
+            ..Default::default()
+        })
+        .await
+        .expect_err("bad bytes");
+    assert!(
+        err.message().starts_with("solved[0].position"),
+        "{}",
+        err.message()
+    );
+    let p = get(&mut s, &first.problem_id).await;
+    assert!(running(&p));
+    assert_eq!(
+        p.progress.expect("progress").jobs_in_flight,
+        1,
+        "lease kept"
+    );
+}

@@ -1,0 +1,217 @@
+//! End to end with the real binaries: `solver-server` and one or two `solver-worker`
+//! processes on `127.0.0.1` solve empty (4, n, 7^tr) boards; a worker killed with SIGKILL, a
+//! worker stopped with SIGTERM, and a server restarted under running workers lose nothing.
+//!
+//! Jobs get small node budgets so that every solve goes through many leases.
+
+mod common;
+
+use std::ffi::OsString;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::{Proc, workspace_bin};
+use solver_proto::v1::{self, solver_client::SolverClient};
+use tonic::transport::{Channel, Endpoint};
+
+fn worker(addr: SocketAddr, name: &str) -> Proc {
+    let args: Vec<OsString> = [
+        "--server",
+        &format!("http://{addr}"),
+        "--jobs",
+        "1",
+        "--table-mb",
+        "16",
+        "--name",
+        name,
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    Proc::start(&workspace_bin("solver-worker"), &args)
+}
+
+async fn client(addr: SocketAddr) -> SolverClient<Channel> {
+    let ch = Endpoint::from_shared(format!("http://{addr}"))
+        .expect("uri")
+        .connect_timeout(Duration::from_secs(10))
+        .connect()
+        .await
+        .expect("connect");
+    SolverClient::new(ch)
+}
+
+async fn submit(s: &mut SolverClient<Channel>, n: usize, budget: u64) -> String {
+    s.submit(v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(v1::ProblemSpec {
+            position: Some(v1::SevenPosition {
+                cols: 0,
+                rows: vec![".".repeat(n); 4],
+                to_move: v1::Side::Maker as i32,
+            }),
+            disabled_techniques: vec![],
+            job_node_budget: budget,
+        }),
+    })
+    .await
+    .expect("submit")
+    .into_inner()
+    .problem_id
+}
+
+async fn problem(s: &mut SolverClient<Channel>, id: &str) -> v1::Problem {
+    s.get_problem(v1::GetProblemRequest {
+        problem_id: id.into(),
+    })
+    .await
+    .expect("get")
+    .into_inner()
+}
+
+/// Polls until the problem is finished; returns it.
+async fn wait_solved(s: &mut SolverClient<Channel>, id: &str, within: Duration) -> v1::Problem {
+    let deadline = Instant::now() + within;
+    loop {
+        let p = problem(s, id).await;
+        if p.status != v1::ProblemStatus::Running as i32 {
+            return p;
+        }
+        assert!(Instant::now() < deadline, "not solved in time: {p:?}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Polls until at least `jobs` jobs are done.
+async fn wait_jobs(s: &mut SolverClient<Channel>, id: &str, jobs: u64) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let p = problem(s, id).await;
+        let done = p.progress.as_ref().map_or(0, |p| p.jobs_done);
+        if done >= jobs || p.status != v1::ProblemStatus::Running as i32 {
+            return;
+        }
+        assert!(Instant::now() < deadline, "only {done} jobs done");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn maker_wins(p: &v1::Problem) -> bool {
+    p.result
+        .as_ref()
+        .is_some_and(|r| r.winner == v1::Winner::Maker as i32)
+}
+
+fn start_server(data: &Path, extra: &[&str]) -> (Proc, SocketAddr) {
+    let mut args = vec!["--addr", "127.0.0.1:0", "--lease-ms", "1500"];
+    args.extend_from_slice(extra);
+    let mut server = Proc::server(&args, data);
+    let addr = server.listening_addr();
+    (server, addr)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn n9_and_n10_with_one_worker_and_with_two() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for workers in [1, 2] {
+        // A fresh data directory each time: no solved values carried over.
+        let (_server, addr) = start_server(&dir.path().join(format!("data{workers}")), &[]);
+        let _procs: Vec<Proc> = (0..workers)
+            .map(|i| worker(addr, &format!("w{i}")))
+            .collect();
+        let mut s = client(addr).await;
+        for n in [9, 10] {
+            let id = submit(&mut s, n, 20_000).await;
+            let p = wait_solved(&mut s, &id, Duration::from_secs(300)).await;
+            assert!(maker_wins(&p), "n={n}, {workers} worker(s): {p:?}");
+            let progress = p.result.and_then(|r| r.progress).expect("progress");
+            assert!(progress.jobs_done >= 1);
+            assert!(progress.workers_seen as usize <= workers);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_killed_mid_solve_loses_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, addr) = start_server(&dir.path().join("data"), &[]);
+    let mut s = client(addr).await;
+    let id = submit(&mut s, 10, 2_000).await;
+    let mut doomed = worker(addr, "doomed");
+    wait_jobs(&mut s, &id, 3).await;
+    doomed.signal("KILL");
+    doomed.wait_exit(Duration::from_secs(10));
+    let p = problem(&mut s, &id).await;
+    assert_eq!(
+        p.status,
+        v1::ProblemStatus::Running as i32,
+        "killed mid-solve"
+    );
+    let _survivor = worker(addr, "survivor");
+    let p = wait_solved(&mut s, &id, Duration::from_secs(300)).await;
+    assert!(maker_wins(&p), "{p:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_finishes_the_running_job_and_exits() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, addr) = start_server(&dir.path().join("data"), &[]);
+    let mut s = client(addr).await;
+    let id = submit(&mut s, 10, 2_000).await;
+    let mut first = worker(addr, "first");
+    wait_jobs(&mut s, &id, 2).await;
+    first.signal("TERM");
+    let status = first.wait_exit(Duration::from_secs(60));
+    assert!(status.success(), "a graceful stop exits 0: {status}");
+    let p = problem(&mut s, &id).await;
+    let progress = p.progress.expect("progress");
+    assert_eq!(
+        progress.jobs_in_flight, 0,
+        "its job was reported or handed back"
+    );
+    assert_eq!(progress.jobs_expired, 0, "nothing was left to expire");
+    let _second = worker(addr, "second");
+    assert!(maker_wins(
+        &wait_solved(&mut s, &id, Duration::from_secs(300)).await
+    ));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workers_reconnect_to_a_restarted_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    // Workers need the same address after the restart: take a free port from the OS.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let addr_arg = format!("127.0.0.1:{port}");
+    let start = || {
+        let mut server = Proc::server(&["--addr", &addr_arg, "--lease-ms", "1500"], &data);
+        let addr = server.listening_addr();
+        (server, addr)
+    };
+    let (mut server, addr) = start();
+    let mut s = client(addr).await;
+    let id = submit(&mut s, 10, 2_000).await;
+    let _workers = [worker(addr, "a"), worker(addr, "b")];
+    wait_jobs(&mut s, &id, 3).await;
+    server.signal("KILL");
+    server.wait_exit(Duration::from_secs(10));
+    drop(server);
+    let (_server, addr) = start();
+    let mut s = client(addr).await;
+    let p = problem(&mut s, &id).await;
+    assert_eq!(
+        p.status,
+        v1::ProblemStatus::Running as i32,
+        "killed mid-solve"
+    );
+    assert!(
+        p.progress.expect("progress").dag_nodes > 1,
+        "the DAG was kept"
+    );
+    let p = wait_solved(&mut s, &id, Duration::from_secs(300)).await;
+    assert!(maker_wins(&p), "{p:?}");
+}

@@ -1,0 +1,245 @@
+//! One job, off the async runtime: decode the leaf, simplify it to a fixpoint, search it within
+//! the node budget, and build the report. No I/O here: the caller sends the report.
+
+use std::collections::HashMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
+
+use rustc_hash::FxHashMap;
+use solver_core::games::seven::{Key, Rules, SevenGame, Technique};
+use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_proto::convert::seven::{pack_key, unpack};
+use solver_proto::v1;
+
+/// Most solved positions one report carries: the ones with the fewest stones (the most
+/// valuable to other jobs), as a worker's search solves far more than the coordinator needs.
+pub const MAX_REPORTED_FACTS: usize = 2_000;
+
+/// Approximate bytes of one entry of the [`SolvedCache`] (key, value, hash-table overhead).
+const CACHE_ENTRY_BYTES: usize = 80;
+
+/// Solved positions this worker learned, shared by its jobs and bounded in memory: two
+/// generations; when the young one is full the old one is dropped (the young one ages).
+#[derive(Debug)]
+pub struct SolvedCache {
+    generations: RwLock<[FxHashMap<Key, Value>; 2]>,
+    /// Entries per generation.
+    capacity: usize,
+}
+
+impl SolvedCache {
+    /// A cache of about `mib` MiB (at least one entry per generation).
+    pub fn new(mib: usize) -> Self {
+        Self {
+            generations: RwLock::new(Default::default()),
+            capacity: (mib * 1024 * 1024 / CACHE_ENTRY_BYTES / 2).max(1),
+        }
+    }
+
+    /// The value of `key`, if known.
+    pub fn get(&self, key: &Key) -> Option<Value> {
+        let g = self
+            .generations
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        g[0].get(key).or_else(|| g[1].get(key)).copied()
+    }
+
+    /// Remembers solved positions.
+    pub fn extend(&self, facts: impl IntoIterator<Item = (Key, Value)>) {
+        let mut g = self
+            .generations
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (k, v) in facts {
+            if g[0].len() >= self.capacity {
+                g[1] = std::mem::take(&mut g[0]);
+            }
+            g[0].insert(k, v);
+        }
+    }
+
+    /// Entries held now.
+    pub fn len(&self) -> usize {
+        let g = self
+            .generations
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        g[0].len() + g[1].len()
+    }
+
+    /// Whether the cache holds nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What jobs share: the rules per (width, techniques switched off), and the solved cache.
+#[derive(Debug)]
+pub struct JobContext {
+    rules: Mutex<HashMap<(u8, Vec<Technique>), Arc<Rules>>>,
+    /// Solved positions from earlier jobs.
+    pub cache: Arc<SolvedCache>,
+}
+
+impl JobContext {
+    /// A context with a solved cache of `table_mib` MiB.
+    pub fn new(table_mib: usize) -> Self {
+        Self {
+            rules: Mutex::new(HashMap::new()),
+            cache: Arc::new(SolvedCache::new(table_mib)),
+        }
+    }
+
+    fn rules(&self, cols: solver_core::games::seven::Cols, disabled: Vec<Technique>) -> Arc<Rules> {
+        let mut m = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
+        Arc::clone(
+            m.entry((cols.get() as u8, disabled))
+                .or_insert_with_key(|(_, d)| Rules::new(cols, d)),
+        )
+    }
+}
+
+/// A job's outcome, ready to be sent (the caller fills in `worker`).
+pub type JobReport = v1::ReportRequest;
+
+/// Searches `job` until its leaf is solved, its node budget is spent or `cancel` is set, and
+/// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
+/// found (at most [`MAX_REPORTED_FACTS`]); nodes and time.
+///
+/// # Errors
+/// A message when the job cannot be run (bad position bytes, an unknown technique); the caller
+/// reports it as a failed job.
+pub fn run_job(
+    job: &v1::Job,
+    ctx: &JobContext,
+    cancel: Arc<AtomicBool>,
+) -> Result<JobReport, String> {
+    let start = std::time::Instant::now();
+    let position = unpack(&job.position, "position").map_err(|e| e.to_string())?;
+    let mut disabled = job
+        .disabled_techniques
+        .iter()
+        .map(|t| t.parse::<Technique>().map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    disabled.sort();
+    disabled.dedup();
+    let rules = ctx.rules(position.cols(), disabled);
+    let root = SevenGame::new(position, rules)?;
+    let mut report = JobReport {
+        job_id: job.job_id.clone(),
+        ..Default::default()
+    };
+    let mut simplified = root.clone();
+    if let Some(v) = simplified.simplify() {
+        report.maker_wins = Some(v == Value::Proven);
+        report.elapsed_ms = start.elapsed().as_millis() as u64;
+        return Ok(report);
+    }
+    let cache = Arc::clone(&ctx.cache);
+    let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+    let limits = Limits {
+        max_nodes: Some(job.node_budget.max(1)),
+        cancel: Some(cancel),
+        ..Limits::default()
+    };
+    match search.run(&limits) {
+        Outcome::Solved(v) => report.maker_wins = Some(v == Value::Proven),
+        Outcome::Unknown { .. } => {
+            report.children = search
+                .child_reports(&root)
+                .into_iter()
+                .map(|c| v1::ChildEstimate {
+                    position: pack_key(&c.key),
+                    pn: c.pn,
+                    dn: c.dn,
+                })
+                .collect();
+        }
+    }
+    let mut facts: Vec<(Key, Value)> = search.solved().collect();
+    ctx.cache.extend(facts.iter().copied());
+    facts.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
+    facts.truncate(MAX_REPORTED_FACTS);
+    report.solved = facts
+        .into_iter()
+        .map(|(k, v)| v1::SolvedPosition {
+            position: pack_key(&k),
+            maker_wins: v == Value::Proven,
+        })
+        .collect();
+    report.nodes = search.stats().nodes_created;
+    report.elapsed_ms = start.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use solver_core::games::seven::{Cols, Position, Side};
+
+    fn job(pos: &Position, budget: u64) -> v1::Job {
+        v1::Job {
+            job_id: "7".into(),
+            problem_id: "1".into(),
+            position: solver_proto::convert::seven::pack(pos),
+            disabled_techniques: vec![],
+            node_budget: budget,
+            lease_ms: 1000,
+        }
+    }
+
+    #[test]
+    fn a_small_board_is_solved_and_a_big_one_reports_children() {
+        let ctx = JobContext::new(1);
+        let small = Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker);
+        let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default()).expect("runs");
+        assert_eq!(
+            r.maker_wins,
+            Some(true),
+            "(4, 6, 7^tr), Maker first: Maker wins"
+        );
+        assert_eq!(r.job_id, "7");
+
+        let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
+        let r = run_job(&job(&big, 50), &ctx, Arc::default()).expect("runs");
+        assert_eq!(r.maker_wins, None);
+        assert!(!r.children.is_empty());
+        assert!(r.children.iter().all(|c| c.pn > 0 && c.dn > 0));
+        assert!(r.nodes >= 50);
+    }
+
+    #[test]
+    fn bad_bytes_and_unknown_techniques_are_errors() {
+        let ctx = JobContext::new(1);
+        let mut j = job(
+            &Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker),
+            10,
+        );
+        j.disabled_techniques = vec!["nope".into()];
+        assert!(run_job(&j, &ctx, Arc::default()).is_err());
+        j.disabled_techniques.clear();
+        j.position.truncate(3);
+        assert!(
+            run_job(&j, &ctx, Arc::default())
+                .unwrap_err()
+                .contains("34 bytes")
+        );
+    }
+
+    #[test]
+    fn the_cache_keeps_two_generations() {
+        let c = SolvedCache::new(0);
+        assert_eq!(c.capacity, 1);
+        let k = |i: u32| {
+            Position::from_masks(Cols::try_from(8u32).expect("w"), 0, 1u128 << i, Side::Maker)
+                .expect("valid")
+                .key()
+        };
+        c.extend([(k(0), Value::Proven), (k(1), Value::Disproven)]);
+        assert_eq!(c.get(&k(0)), Some(Value::Proven));
+        c.extend([(k(2), Value::Proven)]);
+        assert_eq!(c.get(&k(0)), None, "the oldest generation is gone");
+        assert_eq!(c.len(), 2);
+    }
+}

@@ -14,4 +14,5 @@ pub mod v1 {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/solver_descriptor.bin"));
 
+pub mod auth;
 pub mod convert;

@@ -31,6 +31,16 @@ pub enum Command {
     /// Renju: five and Black's forbidden moves (check a move, map a board).
     #[command(subcommand)]
     Renju(crate::renju::Command),
+    /// Show a problem on a coordinator: status, progress, result.
+    Status(crate::problems::IdArgs),
+    /// Follow a problem's progress live until it is solved or cancelled.
+    Watch(crate::problems::IdArgs),
+    /// List every problem on a coordinator, newest first.
+    List(crate::problems::ListArgs),
+    /// Cancel a running problem.
+    Cancel(crate::problems::IdArgs),
+    /// Print a solved problem's verdict: winner, first moves, statistics.
+    Result(crate::problems::IdArgs),
 }
 
 /// Bad input from the user (a malformed board, a value out of range): exit code 2.
@@ -78,4 +88,15 @@ pub fn for_each_jsonl(
         writeln!(out, "{result}")?;
     }
     Ok(())
+}
+
+/// One readable line for a server error (`server: Code: message`); `INVALID_ARGUMENT` is the
+/// user's input (exit code 2), anything else a failure (exit code 1).
+pub fn server_error(status: tonic::Status) -> anyhow::Error {
+    let line = format!("server: {:?}: {}", status.code(), status.message());
+    if status.code() == tonic::Code::InvalidArgument {
+        usage(line)
+    } else {
+        anyhow::anyhow!(line)
+    }
 }

@@ -23,7 +23,7 @@ use solver_proto::v1::{
 };
 use tonic::transport::Channel;
 
-use crate::cli::{for_each_jsonl, usage};
+use crate::cli::{for_each_jsonl, server_error, usage};
 
 /// The Hex commands.
 #[derive(Debug, Subcommand)]
@@ -152,16 +152,6 @@ impl Backend {
                 .map(tonic::Response::into_inner)
                 .map_err(server_error),
         }
-    }
-}
-
-/// One readable line for a server error; INVALID_ARGUMENT is the user's input (exit code 2).
-fn server_error(status: tonic::Status) -> anyhow::Error {
-    let line = format!("server: {:?}: {}", status.code(), status.message());
-    if status.code() == tonic::Code::InvalidArgument {
-        usage(line)
-    } else {
-        anyhow::anyhow!(line)
     }
 }
 

@@ -6,6 +6,7 @@
 mod cli;
 mod havannah;
 mod hex;
+mod problems;
 mod renju;
 mod seven;
 
@@ -35,5 +36,10 @@ async fn run(args: cli::Cli) -> anyhow::Result<()> {
         cli::Command::Havannah(cmd) => havannah::run(cmd).await,
         cli::Command::Hex(cmd) => hex::run(cmd).await,
         cli::Command::Renju(cmd) => renju::run(cmd).await,
+        cli::Command::Status(a) => problems::manage(problems::Manage::Status, a).await,
+        cli::Command::Watch(a) => problems::manage(problems::Manage::Watch, a).await,
+        cli::Command::List(a) => problems::list(a).await,
+        cli::Command::Cancel(a) => problems::manage(problems::Manage::Cancel, a).await,
+        cli::Command::Result(a) => problems::manage(problems::Manage::Result, a).await,
     }
 }

@@ -36,8 +36,12 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Solve a position with the PNS+ engine in this process and print the winner.
+    /// Solve a position and print the winner: by default on a coordinator with local workers
+    /// started in this process (RocksDB in --data-dir, resumable), or on a remote --server, or
+    /// with the engine alone (--direct).
     Solve(SolveArgs),
+    /// Submit a problem to a coordinator and print its id.
+    Submit(SubmitArgs),
     /// Play a seeded uniformly random game and print it move by move.
     Simulate {
         /// Board width n, 4..=32.
@@ -72,17 +76,63 @@ pub struct SolveArgs {
     /// dead-squares, dominated-squares, mirror-tt, heuristics, components.
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
+    /// Run the PNS+ engine alone in this process: no coordinator, no data directory.
+    #[arg(long, conflicts_with = "server")]
+    pub direct: bool,
     /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").
+    /// Implies --direct.
     #[arg(long)]
     pub max_nodes: Option<u64>,
     /// Prove or refute every move of the side to move, not just the ones the proof needs.
+    /// Implies --direct.
     #[arg(long)]
     pub all_moves: bool,
     /// Solve one position per line of this file (fields n, board, to_move, optional id) and
-    /// print one JSON result per line.
+    /// print one JSON result per line. Implies --direct.
     #[arg(long, conflicts_with_all = ["cols", "board"])]
     pub jsonl: Option<std::path::PathBuf>,
+    /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
+    #[arg(long)]
+    pub server: Option<String>,
+    /// Bearer token for --server (its --client-token).
+    #[arg(
+        long,
+        env = "SOLVER_CLIENT_TOKEN",
+        hide_env_values = true,
+        requires = "server"
+    )]
+    pub token: Option<String>,
+    /// The embedded coordinator's RocksDB data directory; a rerun on it resumes the solve.
+    #[arg(long, default_value = "solver-data")]
+    pub data_dir: std::path::PathBuf,
+    /// Local workers of the embedded coordinator (default: the number of cores).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub workers: Option<u32>,
+    /// Node budget of one worker job (0 = the coordinator's default, 200,000).
+    #[arg(long, default_value_t = 0)]
+    pub job_budget: u64,
     /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `solver seven submit`.
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    #[command(flatten)]
+    pub board: BoardArgs,
+    /// Switch a PNS+ technique off (repeatable).
+    #[arg(long = "disable", value_name = "TECHNIQUE")]
+    pub disable: Vec<String>,
+    /// Node budget of one worker job (0 = the coordinator's default).
+    #[arg(long, default_value_t = 0)]
+    pub job_budget: u64,
+    /// Idempotency key: resubmitting with it returns the same problem.
+    #[arg(long)]
+    pub request_id: Option<String>,
+    #[command(flatten)]
+    pub server: crate::problems::ServerArgs,
+    /// Print JSON instead of the bare id.
     #[arg(long)]
     pub json: bool,
 }
@@ -156,7 +206,13 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             print_potential(&pos, &Hypergraph::build(pos.cols(), edges.into()), json);
             Ok(())
         }
-        Command::Solve(args) => solve(&args),
+        Command::Solve(args) => solve(&args).await,
+        Command::Submit(args) => {
+            let pos = args.board.position()?;
+            let disabled = parse_disabled(&args.disable)?;
+            let spec = problem_spec(&pos, &disabled, args.job_budget);
+            crate::problems::submit(&args.server, spec, args.request_id, args.json).await
+        }
         Command::Simulate {
             cols: n,
             seed,
@@ -270,15 +326,59 @@ fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result
     Ok(())
 }
 
-fn solve(args: &SolveArgs) -> anyhow::Result<()> {
-    let disabled = args
-        .disable
+fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
+    names
         .iter()
         .map(|t| {
             t.parse::<Technique>()
                 .map_err(|e| usage(format!("--disable: {e}")))
         })
-        .collect::<anyhow::Result<Vec<_>>>()?;
+        .collect()
+}
+
+/// The wire spec of a problem.
+fn problem_spec(
+    pos: &Position,
+    disabled: &[Technique],
+    job_budget: u64,
+) -> solver_proto::v1::ProblemSpec {
+    solver_proto::v1::ProblemSpec {
+        position: Some(pos.into()),
+        disabled_techniques: disabled.iter().map(|t| t.name().to_owned()).collect(),
+        job_node_budget: job_budget,
+    }
+}
+
+async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
+    let direct = args.direct || args.jsonl.is_some() || args.max_nodes.is_some() || args.all_moves;
+    if !direct {
+        let pos = BoardArgs {
+            cols: args.cols.unwrap_or_default(),
+            board: args.board.clone(),
+            to_move: args.to_move,
+        }
+        .position()?;
+        let disabled = parse_disabled(&args.disable)?;
+        if pos.maker_won(&Hypergraph::paper(pos.cols())) {
+            return Err(usage("board: Maker already owns an edge; the game is over"));
+        }
+        let opts = crate::problems::SolveOptions {
+            server: args
+                .server
+                .clone()
+                .map(|server| crate::problems::ServerArgs {
+                    server,
+                    token: args.token.clone(),
+                }),
+            data_dir: args.data_dir.clone(),
+            workers: args.workers.unwrap_or_else(|| {
+                std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
+            }),
+            json: args.json,
+        };
+        return crate::problems::solve(problem_spec(&pos, &disabled, args.job_budget), opts).await;
+    }
+    let disabled = parse_disabled(&args.disable)?;
     let limits = Limits {
         max_nodes: args.max_nodes,
         ..Limits::default()

@@ -24,11 +24,11 @@ use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
 use clap::Parser;
+use solver_proto::auth::BearerToken;
 use solver_proto::v1::{self, work_client::WorkClient};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 use tonic::codegen::InterceptedService;
-use tonic::metadata::{Ascii, MetadataValue};
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tracing::{Instrument, field, info, info_span, warn};
 
@@ -127,20 +127,7 @@ pub struct Summary {
     pub nodes: AtomicU64,
 }
 
-type Client = WorkClient<InterceptedService<Channel, Auth>>;
-
-/// Adds `authorization: Bearer <token>` to every request when a token is set.
-#[derive(Debug, Clone)]
-struct Auth(Option<MetadataValue<Ascii>>);
-
-impl tonic::service::Interceptor for Auth {
-    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
-        if let Some(v) = &self.0 {
-            req.metadata_mut().insert("authorization", v.clone());
-        }
-        Ok(req)
-    }
-}
+type Client = WorkClient<InterceptedService<Channel, BearerToken>>;
 
 fn connect(config: &Config) -> Result<Client, Error> {
     let mut endpoint = Endpoint::from_shared(config.server.clone())
@@ -158,18 +145,10 @@ fn connect(config: &Config) -> Result<Client, Error> {
             .tls_config(tls)
             .map_err(|e| Error::Connection(format!("TLS: {e}")))?;
     }
-    let token = match &config.token {
-        Some(t) => Some(
-            format!("Bearer {t}")
-                .parse()
-                .map_err(|_| Error::Connection("--token: not printable ASCII".into()))?,
-        ),
-        None => None,
-    };
-    Ok(
-        WorkClient::with_interceptor(endpoint.connect_lazy(), Auth(token))
-            .max_decoding_message_size(16 * 1024 * 1024),
-    )
+    let token = BearerToken::new(config.token.as_deref())
+        .map_err(|e| Error::Connection(format!("--token: {e}")))?;
+    Ok(WorkClient::with_interceptor(endpoint.connect_lazy(), token)
+        .max_decoding_message_size(16 * 1024 * 1024))
 }
 
 /// Connection trouble worth retrying (the coordinator restarting, a network blip).

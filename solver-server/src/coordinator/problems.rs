@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use solver_core::games::seven::board::cells_of;
 use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique};
-use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_core::pns::{Game, Limits, Outcome, Value};
 use solver_proto::convert::WireError;
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
@@ -19,9 +19,6 @@ use super::{
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
 use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
-
-/// Node budget of each per-move search when the DAG alone names no winning first move.
-const MOVE_SEARCH_BUDGET: u64 = 50_000;
 
 fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
     Error::InvalidArgument(WireError::new(field, message))
@@ -314,7 +311,8 @@ fn end(
 
 /// The winning first moves of the side to move when `value` says it wins: every empty cell
 /// whose resulting position simplifies to a win or is a win in the DAG or `tt`. When that names
-/// none (the proof went through a simplified root), each move is searched briefly.
+/// none (the root was solved inside one job), the position is searched again here within four
+/// job budgets.
 fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<Vec<String>, Error> {
     let mover = match ps.position.to_move() {
         Side::Maker => Value::Proven,
@@ -353,26 +351,26 @@ fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<V
     if !moves.is_empty() {
         return Ok(moves);
     }
-    // Rare: search each move with the DAG's solved nodes as known values.
-    let solved: rustc_hash::FxHashMap<Key, Value> = ps
-        .dag
+    // The DAG names no move (the root was solved inside one job): search the position again
+    // in this process, as a job would, with room for a job's work.
+    let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
+    let disabled: Vec<Technique> = spec
+        .disabled_techniques
         .iter()
-        .flat_map(|d| d.iter().filter_map(|(_, n)| n.value().map(|v| (n.key, v))))
+        .filter_map(|t| t.parse().ok())
         .collect();
-    let solved = Arc::new(solved);
-    for (name, game) in children {
-        let s = Arc::clone(&solved);
-        let mut search = Search::with_known(game, Box::new(move |k| s.get(k).copied()));
-        let limits = Limits {
-            max_nodes: Some(MOVE_SEARCH_BUDGET),
-            ..Limits::default()
-        };
-        if search.run(&limits) == Outcome::Solved(mover) {
-            moves.push(name);
-            break;
-        }
-    }
-    if moves.is_empty() {
+    let budget = match spec.job_node_budget {
+        0 => super::DEFAULT_JOB_BUDGET,
+        b => b,
+    };
+    let limits = Limits {
+        max_nodes: Some(budget.saturating_mul(4)),
+        ..Limits::default()
+    };
+    let report = solver_core::games::seven::solve(ps.position, &disabled, &limits, false);
+    if report.outcome == Outcome::Solved(mover) {
+        moves.extend(report.winning_moves.iter().map(|c| c.name()));
+    } else {
         warn!(problem = %ps.problem.problem_id, "no winning first move found within the budget");
     }
     Ok(moves)

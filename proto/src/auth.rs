@@ -1,0 +1,34 @@
+//! The client side of the bearer tokens (`--worker-token`, `--client-token` on the server):
+//! an interceptor that adds `authorization: Bearer <token>` to every request.
+
+use tonic::Status;
+use tonic::metadata::{Ascii, MetadataValue};
+
+/// Adds `authorization: Bearer <token>` to every request; with no token, adds nothing.
+#[derive(Debug, Clone, Default)]
+pub struct BearerToken(Option<MetadataValue<Ascii>>);
+
+impl BearerToken {
+    /// An interceptor for `token` (none: no header).
+    ///
+    /// # Errors
+    /// A message when the token is not printable ASCII.
+    pub fn new(token: Option<&str>) -> Result<Self, String> {
+        match token {
+            None => Ok(Self(None)),
+            Some(t) => format!("Bearer {t}")
+                .parse()
+                .map(|v| Self(Some(v)))
+                .map_err(|_| "the token must be printable ASCII".to_owned()),
+        }
+    }
+}
+
+impl tonic::service::Interceptor for BearerToken {
+    fn call(&mut self, mut req: tonic::Request<()>) -> Result<tonic::Request<()>, Status> {
+        if let Some(v) = &self.0 {
+            req.metadata_mut().insert("authorization", v.clone());
+        }
+        Ok(req)
+    }
+}

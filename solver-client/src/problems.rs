@@ -1,0 +1,466 @@
+//! Problems on a coordinator: the distributed `solver seven solve` (embedded coordinator and
+//! workers in this process, or a remote `--server`), `solver seven submit`, and `solver status`,
+//! `watch`, `list`, `cancel`, `result`.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use serde_json::json;
+use solver_proto::auth::BearerToken;
+use solver_proto::v1::{self, solver_client::SolverClient};
+use tokio_stream::StreamExt;
+use tokio_util::sync::CancellationToken;
+use tonic::codegen::InterceptedService;
+use tonic::transport::{Channel, Endpoint};
+
+use crate::cli::{server_error, usage};
+
+/// Where the coordinator is.
+#[derive(Debug, Clone, Args)]
+pub struct ServerArgs {
+    /// The coordinator's URL.
+    #[arg(long, env = "SOLVER_SERVER", default_value = "http://127.0.0.1:50051")]
+    pub server: String,
+    /// Bearer token for the Solver service (the server's --client-token).
+    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+}
+
+/// A problem id argument with the server options.
+#[derive(Debug, Args)]
+pub struct IdArgs {
+    /// The problem id (from `submit` or `list`).
+    pub id: String,
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `solver list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+type Client = SolverClient<InterceptedService<Channel, BearerToken>>;
+
+/// Connects to `url` (checked at once, so a wrong address is one clear error).
+pub async fn connect(url: &str, token: Option<&str>) -> anyhow::Result<Client> {
+    let endpoint = Endpoint::from_shared(url.to_owned())
+        .map_err(|e| usage(format!("--server {url:?}: {e}")))?
+        .connect_timeout(Duration::from_secs(10));
+    let channel = endpoint
+        .connect()
+        .await
+        .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?;
+    let token = BearerToken::new(token).map_err(|e| usage(format!("--token: {e}")))?;
+    Ok(SolverClient::with_interceptor(channel, token))
+}
+
+/// Problem-management commands other than submit and solve.
+#[derive(Debug, Clone, Copy)]
+pub enum Manage {
+    /// `solver status`.
+    Status,
+    /// `solver watch`.
+    Watch,
+    /// `solver cancel`.
+    Cancel,
+    /// `solver result`.
+    Result,
+}
+
+/// Runs `solver status|watch|cancel|result ID`.
+pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
+    let mut c = connect(&args.server.server, args.server.token.as_deref()).await?;
+    let req = v1::GetProblemRequest {
+        problem_id: args.id.clone(),
+    };
+    match what {
+        Manage::Status => {
+            let p = c.get_problem(req).await.map_err(server_error)?.into_inner();
+            print_problem(&p, args.json);
+        }
+        Manage::Cancel => {
+            let p = c
+                .cancel_problem(req)
+                .await
+                .map_err(server_error)?
+                .into_inner();
+            print_problem(&p, args.json);
+        }
+        Manage::Watch => {
+            let p = watch(&mut c, &args.id, args.json).await?;
+            print_problem(&p, args.json);
+        }
+        Manage::Result => {
+            let r = c.get_result(req).await.map_err(server_error)?.into_inner();
+            if args.json {
+                println!("{}", result_json(&args.id, &r));
+            } else {
+                print_result(&r);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs `solver list`.
+pub async fn list(args: ListArgs) -> anyhow::Result<()> {
+    let mut c = connect(&args.server.server, args.server.token.as_deref()).await?;
+    let problems = c
+        .list_problems(v1::ListProblemsRequest {})
+        .await
+        .map_err(server_error)?
+        .into_inner()
+        .problems;
+    if args.json {
+        let all: Vec<_> = problems.iter().map(problem_json).collect();
+        println!("{}", serde_json::Value::Array(all));
+        return Ok(());
+    }
+    println!(
+        "{:>6}  {:<9}  {:>3}  {:<7}  {:<7}  {:>8}  {:>12}  {:>10}",
+        "ID", "STATUS", "N", "TO MOVE", "WINNER", "JOBS", "NODES", "ELAPSED"
+    );
+    for p in &problems {
+        let pr = p.progress.clone().unwrap_or_default();
+        let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
+        println!(
+            "{:>6}  {:<9}  {:>3}  {:<7}  {:<7}  {:>8}  {:>12}  {:>9.1}s",
+            p.problem_id,
+            status_name(p.status),
+            pos.map_or(0, |p| p.cols),
+            pos.map_or("?", |p| side_name(p.to_move)),
+            p.result.as_ref().map_or("-", |r| winner_name(r.winner)),
+            pr.jobs_done,
+            pr.worker_nodes,
+            pr.elapsed_ms as f64 / 1000.0
+        );
+    }
+    Ok(())
+}
+
+/// Submits `spec` and prints the problem id (`solver seven submit`).
+pub async fn submit(
+    server: &ServerArgs,
+    spec: v1::ProblemSpec,
+    request_id: Option<String>,
+    json: bool,
+) -> anyhow::Result<()> {
+    let mut c = connect(&server.server, server.token.as_deref()).await?;
+    let r = c
+        .submit(v1::SubmitRequest {
+            request_id: request_id.unwrap_or_default(),
+            spec: Some(spec),
+        })
+        .await
+        .map_err(server_error)?
+        .into_inner();
+    if json {
+        println!(
+            "{}",
+            json!({"problem_id": r.problem_id, "created": r.created})
+        );
+    } else {
+        println!("{}", r.problem_id);
+    }
+    Ok(())
+}
+
+/// Options of the distributed solve.
+#[derive(Debug, Clone)]
+pub struct SolveOptions {
+    /// A remote coordinator; `None`: embedded.
+    pub server: Option<ServerArgs>,
+    /// The embedded coordinator's data directory.
+    pub data_dir: PathBuf,
+    /// Local workers of the embedded coordinator.
+    pub workers: u32,
+    /// Print JSON.
+    pub json: bool,
+}
+
+/// The embedded coordinator and workers, stopped by [`Embedded::stop`].
+struct Embedded {
+    url: String,
+    stop_server: Option<tokio::sync::oneshot::Sender<()>>,
+    server: tokio::task::JoinHandle<Result<(), solver_server::server::RunError>>,
+    graceful: CancellationToken,
+    abort: CancellationToken,
+    workers: tokio::task::JoinHandle<
+        Result<std::sync::Arc<solver_worker::Summary>, solver_worker::Error>,
+    >,
+}
+
+impl Embedded {
+    async fn start(data_dir: &std::path::Path, workers: u32) -> anyhow::Result<Self> {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let mut config = solver_server::config::Config::new(addr, data_dir);
+        config.drain_timeout_secs = 2;
+        let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let server = tokio::spawn(solver_server::server::run(config, listener, async {
+            let _ = stop_rx.await;
+        }));
+        let url = format!("http://{addr}");
+        let (graceful, abort) = (CancellationToken::new(), CancellationToken::new());
+        let mut wc = solver_worker::Config::new(url.clone(), workers);
+        wc.name = Some(format!("local-{}", std::process::id()));
+        wc.table_mb = 256;
+        let workers = tokio::spawn(solver_worker::run(wc, graceful.clone(), abort.clone()));
+        Ok(Self {
+            url,
+            stop_server: Some(stop_tx),
+            server,
+            graceful,
+            abort,
+            workers,
+        })
+    }
+
+    /// Hands the workers' jobs back, drains and closes the coordinator (the store is flushed).
+    async fn stop(mut self) -> anyhow::Result<()> {
+        self.graceful.cancel();
+        self.abort.cancel();
+        let _ = self.workers.await;
+        if let Some(tx) = self.stop_server.take() {
+            let _ = tx.send(());
+        }
+        self.server
+            .await
+            .map_err(|e| anyhow::anyhow!("the coordinator task failed: {e}"))?
+            .map_err(|e| anyhow::anyhow!("coordinator: {e}"))
+    }
+}
+
+/// Solves `spec` on a coordinator (embedded unless `opts.server`), showing progress, and prints
+/// the verdict. Ctrl-C stops cleanly; a rerun with the same data directory resumes.
+pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<()> {
+    let (embedded, url, token) = match &opts.server {
+        Some(s) => (None, s.server.clone(), s.token.clone()),
+        None => {
+            eprintln!("data directory: {}", opts.data_dir.display());
+            let e = Embedded::start(&opts.data_dir, opts.workers).await?;
+            let url = e.url.clone();
+            (Some(e), url, None)
+        }
+    };
+    let outcome = tokio::select! {
+        r = solve_on(&url, token.as_deref(), spec) => r,
+        () = async { let _ = tokio::signal::ctrl_c().await; } => Err(anyhow::anyhow!(
+            "interrupted; rerun the same command to resume{}",
+            if embedded.is_some() { format!(" (data directory {})", opts.data_dir.display()) } else { String::new() }
+        )),
+    };
+    let stopped = match embedded {
+        Some(e) => e.stop().await,
+        None => Ok(()),
+    };
+    let (id, problem) = outcome?;
+    stopped?;
+    if opts.json {
+        let mut out = problem_json(&problem);
+        out["problem_id"] = json!(id);
+        println!("{out}");
+    } else {
+        print_problem(&problem, false);
+    }
+    Ok(())
+}
+
+/// Submits (idempotently: a rerun names the same problem) and watches to the end.
+async fn solve_on(
+    url: &str,
+    token: Option<&str>,
+    spec: v1::ProblemSpec,
+) -> anyhow::Result<(String, v1::Problem)> {
+    let mut c = connect(url, token).await?;
+    let request_id = format!("solve-{:016x}", fnv1a(&format!("{spec:?}")));
+    let id = c
+        .submit(v1::SubmitRequest {
+            request_id,
+            spec: Some(spec),
+        })
+        .await
+        .map_err(server_error)?
+        .into_inner()
+        .problem_id;
+    let p = watch(&mut c, &id, false).await?;
+    Ok((id, p))
+}
+
+/// FNV-1a, 64 bits: a stable name for a spec across runs and builds (not for security).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Follows a problem until it finishes, with a spinner on a terminal (or JSON lines with
+/// `json_lines`); returns its final state.
+async fn watch(c: &mut Client, id: &str, json_lines: bool) -> anyhow::Result<v1::Problem> {
+    let mut stream = c
+        .watch_problem(v1::GetProblemRequest {
+            problem_id: id.to_owned(),
+        })
+        .await
+        .map_err(server_error)?
+        .into_inner();
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}")
+            .expect("a valid template"),
+    );
+    bar.enable_steady_tick(Duration::from_millis(120));
+    let mut last = None;
+    while let Some(p) = stream.next().await {
+        let p = p.map_err(server_error)?;
+        if json_lines {
+            bar.suspend(|| println!("{}", problem_json(&p)));
+        }
+        bar.set_message(progress_line(&p));
+        last = Some(p);
+    }
+    bar.finish_and_clear();
+    last.ok_or_else(|| anyhow::anyhow!("the server closed the watch without an answer"))
+}
+
+fn num(x: u64) -> String {
+    if x == u64::MAX {
+        "inf".into()
+    } else {
+        x.to_string()
+    }
+}
+
+fn progress_line(p: &v1::Problem) -> String {
+    let pr = p.progress.clone().unwrap_or_default();
+    format!(
+        "problem {}: root pn {} dn {} | DAG {} nodes ({} solved) | {:.0} nodes/s | {} jobs in flight, {} done",
+        p.problem_id,
+        num(pr.root_pn),
+        num(pr.root_dn),
+        pr.dag_nodes,
+        pr.dag_solved,
+        pr.nodes_per_second,
+        pr.jobs_in_flight,
+        pr.jobs_done
+    )
+}
+
+fn status_name(s: i32) -> &'static str {
+    match v1::ProblemStatus::try_from(s) {
+        Ok(v1::ProblemStatus::Running) => "running",
+        Ok(v1::ProblemStatus::Solved) => "solved",
+        Ok(v1::ProblemStatus::Cancelled) => "cancelled",
+        _ => "unknown",
+    }
+}
+
+fn winner_name(w: i32) -> &'static str {
+    match v1::Winner::try_from(w) {
+        Ok(v1::Winner::Maker) => "maker",
+        Ok(v1::Winner::Breaker) => "breaker",
+        _ => "unknown",
+    }
+}
+
+fn side_name(s: i32) -> &'static str {
+    match v1::Side::try_from(s) {
+        Ok(v1::Side::Maker) => "maker",
+        Ok(v1::Side::Breaker) => "breaker",
+        _ => "?",
+    }
+}
+
+fn progress_json(pr: &v1::Progress) -> serde_json::Value {
+    json!({
+        "root_pn": pr.root_pn, "root_dn": pr.root_dn,
+        "dag_nodes": pr.dag_nodes, "dag_solved": pr.dag_solved,
+        "jobs_done": pr.jobs_done, "jobs_in_flight": pr.jobs_in_flight,
+        "jobs_expired": pr.jobs_expired, "workers_seen": pr.workers_seen,
+        "worker_nodes": pr.worker_nodes, "nodes_per_second": pr.nodes_per_second,
+        "elapsed_ms": pr.elapsed_ms,
+    })
+}
+
+fn problem_json(p: &v1::Problem) -> serde_json::Value {
+    let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
+    json!({
+        "problem_id": p.problem_id,
+        "status": status_name(p.status),
+        "n": pos.map(|p| p.cols),
+        "board": pos.map(|p| p.rows.clone()),
+        "to_move": pos.map(|p| side_name(p.to_move)),
+        "disabled_techniques": p.spec.as_ref().map(|s| s.disabled_techniques.clone()),
+        "winner": p.result.as_ref().map(|r| winner_name(r.winner)),
+        "winning_moves": p.result.as_ref().map(|r| r.winning_moves.clone()),
+        "progress": progress_json(&p.progress.clone().unwrap_or_default()),
+        "submitted_unix_ms": p.submitted_unix_ms,
+    })
+}
+
+fn result_json(id: &str, r: &v1::ProblemResult) -> serde_json::Value {
+    json!({
+        "problem_id": id,
+        "winner": winner_name(r.winner),
+        "winning_moves": r.winning_moves,
+        "progress": progress_json(&r.progress.clone().unwrap_or_default()),
+    })
+}
+
+fn print_problem(p: &v1::Problem, json: bool) {
+    if json {
+        println!("{}", problem_json(p));
+        return;
+    }
+    let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
+    println!("problem:        {}", p.problem_id);
+    if let Some(pos) = pos {
+        println!(
+            "position:       {} ({} to move, n = {})",
+            pos.rows.join("/"),
+            side_name(pos.to_move),
+            pos.cols
+        );
+    }
+    println!("status:         {}", status_name(p.status));
+    match &p.result {
+        Some(r) => print_result(r),
+        None => print_progress(&p.progress.clone().unwrap_or_default()),
+    }
+}
+
+fn print_result(r: &v1::ProblemResult) {
+    println!("winner:         {}", winner_name(r.winner));
+    if !r.winning_moves.is_empty() {
+        println!("winning moves:  {}", r.winning_moves.join(" "));
+    }
+    print_progress(&r.progress.clone().unwrap_or_default());
+}
+
+fn print_progress(pr: &v1::Progress) {
+    println!("root pn / dn:   {} / {}", num(pr.root_pn), num(pr.root_dn));
+    println!(
+        "DAG:            {} nodes, {} solved",
+        pr.dag_nodes, pr.dag_solved
+    );
+    println!(
+        "jobs:           {} done, {} in flight, {} expired; {} workers",
+        pr.jobs_done, pr.jobs_in_flight, pr.jobs_expired, pr.workers_seen
+    );
+    println!(
+        "nodes:          {} searched by workers ({:.0} nodes/s)",
+        pr.worker_nodes, pr.nodes_per_second
+    );
+    println!("time:           {:.3} s", pr.elapsed_ms as f64 / 1000.0);
+}

@@ -40,12 +40,20 @@ fn edges_json_has_the_paper_count() {
 
 #[test]
 fn solve_prints_the_verdict() {
-    let o = solver(&["seven", "solve", "--cols", "6", "--json"]);
+    let o = solver(&["seven", "solve", "--direct", "--cols", "6", "--json"]);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     assert_eq!(v["winner"], "maker");
     assert!(!v["winning_moves"].as_array().expect("list").is_empty());
-    let o = solver(&["seven", "solve", "--cols", "4", "--to-move", "breaker"]);
+    let o = solver(&[
+        "seven",
+        "solve",
+        "--direct",
+        "--cols",
+        "4",
+        "--to-move",
+        "breaker",
+    ]);
     assert!(
         stdout(&o).contains("winner:         breaker"),
         "{}",

@@ -1,0 +1,284 @@
+//! The distributed `solver` commands, run as a user runs them: the embedded solve (coordinator
+//! and workers inside the `solver` process, RocksDB in a temporary data directory), and
+//! submit / watch / status / result / list / cancel against a real `solver-server` with a real
+//! `solver-worker`.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn solver(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args)
+        .env_remove("SOLVER_SERVER")
+        .output()
+        .expect("the solver binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A binary of this workspace next to this test's directory (`target/<profile>/`).
+fn workspace_bin(name: &str) -> PathBuf {
+    let exe = std::env::current_exe().expect("the test's path");
+    let path = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("tests run from target/<profile>/deps")
+        .join(name);
+    assert!(
+        path.exists(),
+        "{} is missing: cargo test --workspace",
+        path.display()
+    );
+    path
+}
+
+/// A child process killed and reaped on drop, also when a test fails.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn signal(child: &Child, sig: &str) {
+    let ok = Command::new("sh")
+        .arg("-c")
+        .arg(format!("kill -{sig} {}", child.id()))
+        .status()
+        .expect("sh")
+        .success();
+    assert!(ok, "kill -{sig}");
+}
+
+/// Starts `solver-server` on port 0 and returns it with its URL (read from its log).
+fn server(data: &Path) -> (Proc, String) {
+    let mut child = Command::new(workspace_bin("solver-server"))
+        .args(["--addr", "127.0.0.1:0", "--data-dir"])
+        .arg(data)
+        .env("RUST_LOG", "info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn solver-server");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let proc = Proc(child);
+    let addr = loop {
+        let line = lines.next().expect("a log line").expect("utf-8");
+        if let Some(rest) = line.split("listening on ").nth(1) {
+            break rest
+                .split_whitespace()
+                .next()
+                .expect("an address")
+                .to_owned();
+        }
+    };
+    std::thread::spawn(move || for _ in lines {});
+    (proc, format!("http://{addr}"))
+}
+
+fn worker(url: &str) -> Proc {
+    Proc(
+        Command::new(workspace_bin("solver-worker"))
+            .args(["--server", url, "--jobs", "1", "--table-mb", "16"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn solver-worker"),
+    )
+}
+
+#[test]
+fn embedded_solve_of_n8_prints_the_verdict_and_json_parses() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let data = data.to_str().expect("utf-8");
+    let o = solver(&[
+        "seven",
+        "solve",
+        "--cols",
+        "8",
+        "--data-dir",
+        data,
+        "--workers",
+        "2",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let out = stdout(&o);
+    assert!(out.contains("winner:         maker"), "{out}");
+    assert!(out.contains("winning moves:"), "{out}");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("data directory: "));
+    // A rerun finds the same problem, solved, in the same data directory.
+    let o = solver(&[
+        "seven",
+        "solve",
+        "--cols",
+        "8",
+        "--data-dir",
+        data,
+        "--json",
+    ]);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["winner"], "maker");
+    assert_eq!(v["problem_id"], "1", "the rerun is the same problem");
+    assert_eq!(v["status"], "solved");
+}
+
+#[test]
+fn a_bad_board_exits_2_naming_the_problem() {
+    let o = solver(&[
+        "seven",
+        "solve",
+        "--cols",
+        "8",
+        "--board",
+        "......../......../........",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: --board: ") && err.lines().count() == 1,
+        "{err}"
+    );
+    // Nothing was started: no data directory.
+    let o = solver(&["status", "x", "--server", "http://127.0.0.1:1"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot connect"));
+}
+
+#[test]
+fn submit_watch_status_result_list_cancel_against_a_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, url) = server(&dir.path().join("data"));
+    let s = ["--server", url.as_str()];
+    let submit = |cols: &str, extra: &[&str]| {
+        let mut args = vec!["seven", "submit", "--cols", cols, "--job-budget", "2000"];
+        args.extend_from_slice(&s);
+        args.extend_from_slice(extra);
+        solver(&args)
+    };
+    let o = submit("9", &[]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let id = stdout(&o).trim().to_owned();
+    assert_eq!(id, "1");
+    // Nothing works on it yet: it runs.
+    let o = solver(&[&["status", &id, "--json"][..], &s].concat());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["status"], "running");
+    let o = solver(&[&["result", &id][..], &s].concat());
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: server: FailedPrecondition: ") && err.lines().count() == 1,
+        "{err}"
+    );
+
+    let _worker = worker(&url);
+    let o = solver(&[&["watch", &id][..], &s].concat());
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("winner:         maker"),
+        "{}",
+        stdout(&o)
+    );
+    let o = solver(&[&["result", &id, "--json"][..], &s].concat());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["winner"], "maker");
+    assert!(v["progress"]["jobs_done"].as_u64().expect("jobs") >= 1);
+
+    // A second problem, cancelled; list shows both, newest first.
+    let o = submit("12", &["--json"]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    let id2 = v["problem_id"].as_str().expect("id").to_owned();
+    let o = solver(&[&["cancel", &id2][..], &s].concat());
+    assert!(
+        stdout(&o).contains("status:         cancelled"),
+        "{}",
+        stdout(&o)
+    );
+    let o = solver(&[&["list"][..], &s].concat());
+    let table = stdout(&o);
+    let rows: Vec<&str> = table.lines().collect();
+    assert!(rows[0].trim_start().starts_with("ID"));
+    assert!(
+        rows[1].contains("cancelled") && rows[2].contains("solved"),
+        "{table}"
+    );
+    let o = solver(&[&["list", "--json"][..], &s].concat());
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v.as_array().expect("list").len(), 2);
+    // The server's INVALID_ARGUMENT is the user's mistake: exit code 2, one line.
+    let o = solver(&[&["status", "nope"][..], &s].concat());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: server: InvalidArgument: problem_id"),
+        "{err}"
+    );
+}
+
+#[test]
+fn ctrl_c_during_an_embedded_solve_then_a_rerun_finishes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    let args = |data: &Path| {
+        let mut a: Vec<std::ffi::OsString> = [
+            "seven",
+            "solve",
+            "--cols",
+            "11",
+            "--job-budget",
+            "2000",
+            "--workers",
+            "1",
+            "--json",
+            "--data-dir",
+        ]
+        .iter()
+        .map(Into::into)
+        .collect();
+        a.push(data.into());
+        a
+    };
+    let child = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args(&data))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn solver");
+    let mut child = Proc(child);
+    // Let it work a little, then Ctrl-C (SIGINT).
+    std::thread::sleep(Duration::from_millis(2500));
+    signal(&child.0, "INT");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(s) = child.0.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(Instant::now() < deadline, "no exit after Ctrl-C");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.0.stderr.take().expect("stderr"), &mut err)
+        .expect("read");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("interrupted; rerun the same command to resume"),
+        "{err}"
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(args(&data))
+        .output()
+        .expect("rerun");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
+    assert_eq!(v["winner"], "maker");
+    assert_eq!(v["problem_id"], "1", "the rerun resumed the same problem");
+    assert!(v["progress"]["jobs_done"].as_u64().expect("jobs") > 1);
+}

@@ -136,12 +136,12 @@ pub async fn run(
             client_auth.clone(),
         ))
         .add_service(InterceptedService::new(
-            SolverServer::new(SolverService::new(Arc::clone(&coordinator)))
+            SolverServer::new(SolverService::new(&coordinator))
                 .max_decoding_message_size(MAX_MESSAGE_BYTES),
             client_auth,
         ))
         .add_service(InterceptedService::new(
-            WorkServer::new(WorkService::new(Arc::clone(&coordinator)))
+            WorkServer::new(WorkService::new(&coordinator))
                 .max_decoding_message_size(MAX_MESSAGE_BYTES),
             worker_auth,
         ))

@@ -2,7 +2,7 @@
 //! [`Coordinator`]. Each RPC locks the coordinator once and never across an `.await`.
 
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
 use solver_proto::v1::{self, solver_server::Solver, work_server::Work};
@@ -16,16 +16,31 @@ use crate::coordinator::Coordinator;
 /// Least time between two messages of one `WatchProblem` stream.
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 
+/// The coordinator as the services see it: a weak reference, so that connections outliving a
+/// shutdown (the drain timed out) do not keep the data directory open.
+#[derive(Debug, Clone)]
+struct Handle(Weak<Coordinator>);
+
+impl Handle {
+    fn get(&self) -> Result<Arc<Coordinator>, Status> {
+        self.0
+            .upgrade()
+            .ok_or_else(|| Status::unavailable("the server is shutting down"))
+    }
+}
+
 /// The `solver.v1.Solver` service.
 #[derive(Debug, Clone)]
 pub struct SolverService {
-    coordinator: Arc<Coordinator>,
+    coordinator: Handle,
 }
 
 impl SolverService {
-    /// The service over `coordinator`.
-    pub fn new(coordinator: Arc<Coordinator>) -> Self {
-        Self { coordinator }
+    /// The service over `coordinator` (held weakly: the caller keeps it alive).
+    pub fn new(coordinator: &Arc<Coordinator>) -> Self {
+        Self {
+            coordinator: Handle(Arc::downgrade(coordinator)),
+        }
     }
 }
 
@@ -39,7 +54,9 @@ impl Solver for SolverService {
         &self,
         req: Request<v1::SubmitRequest>,
     ) -> Result<Response<v1::SubmitResponse>, Status> {
-        Ok(Response::new(self.coordinator.submit(req.into_inner())?))
+        Ok(Response::new(
+            self.coordinator.get()?.submit(req.into_inner())?,
+        ))
     }
 
     async fn get_problem(
@@ -47,7 +64,9 @@ impl Solver for SolverService {
         req: Request<v1::GetProblemRequest>,
     ) -> Result<Response<v1::Problem>, Status> {
         Ok(Response::new(
-            self.coordinator.problem(&req.into_inner().problem_id)?,
+            self.coordinator
+                .get()?
+                .problem(&req.into_inner().problem_id)?,
         ))
     }
 
@@ -58,10 +77,10 @@ impl Solver for SolverService {
         req: Request<v1::GetProblemRequest>,
     ) -> Result<Response<Self::WatchProblemStream>, Status> {
         let id = req.into_inner().problem_id;
-        let mut changes = self.coordinator.subscribe(&id)?;
-        let first = self.coordinator.problem(&id)?;
+        let mut changes = self.coordinator.get()?.subscribe(&id)?;
+        let first = self.coordinator.get()?.problem(&id)?;
         let (tx, rx) = mpsc::channel(4);
-        let coordinator = Arc::clone(&self.coordinator);
+        let coordinator = self.coordinator.clone();
         tokio::spawn(async move {
             let mut current = first;
             loop {
@@ -73,10 +92,10 @@ impl Solver for SolverService {
                 if changes.changed().await.is_err() {
                     return;
                 }
-                current = match coordinator.problem(&id) {
+                current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,
                     Err(e) => {
-                        let _ = tx.send(Err(e.into())).await;
+                        let _ = tx.send(Err(e)).await;
                         return;
                     }
                 };
@@ -90,7 +109,7 @@ impl Solver for SolverService {
         _req: Request<v1::ListProblemsRequest>,
     ) -> Result<Response<v1::ListProblemsResponse>, Status> {
         Ok(Response::new(v1::ListProblemsResponse {
-            problems: self.coordinator.list(),
+            problems: self.coordinator.get()?.list(),
         }))
     }
 
@@ -99,7 +118,9 @@ impl Solver for SolverService {
         req: Request<v1::GetProblemRequest>,
     ) -> Result<Response<v1::Problem>, Status> {
         Ok(Response::new(
-            self.coordinator.cancel(&req.into_inner().problem_id)?,
+            self.coordinator
+                .get()?
+                .cancel(&req.into_inner().problem_id)?,
         ))
     }
 
@@ -108,7 +129,9 @@ impl Solver for SolverService {
         req: Request<v1::GetProblemRequest>,
     ) -> Result<Response<v1::ProblemResult>, Status> {
         Ok(Response::new(
-            self.coordinator.result(&req.into_inner().problem_id)?,
+            self.coordinator
+                .get()?
+                .result(&req.into_inner().problem_id)?,
         ))
     }
 }
@@ -116,13 +139,15 @@ impl Solver for SolverService {
 /// The `solver.v1.Work` service.
 #[derive(Debug, Clone)]
 pub struct WorkService {
-    coordinator: Arc<Coordinator>,
+    coordinator: Handle,
 }
 
 impl WorkService {
-    /// The service over `coordinator`.
-    pub fn new(coordinator: Arc<Coordinator>) -> Self {
-        Self { coordinator }
+    /// The service over `coordinator` (held weakly: the caller keeps it alive).
+    pub fn new(coordinator: &Arc<Coordinator>) -> Self {
+        Self {
+            coordinator: Handle(Arc::downgrade(coordinator)),
+        }
     }
 }
 
@@ -132,28 +157,36 @@ impl Work for WorkService {
         &self,
         req: Request<v1::LeaseRequest>,
     ) -> Result<Response<v1::LeaseResponse>, Status> {
-        Ok(Response::new(self.coordinator.lease(req.into_inner())?))
+        Ok(Response::new(
+            self.coordinator.get()?.lease(req.into_inner())?,
+        ))
     }
 
     async fn heartbeat(
         &self,
         req: Request<v1::HeartbeatRequest>,
     ) -> Result<Response<v1::HeartbeatResponse>, Status> {
-        Ok(Response::new(self.coordinator.heartbeat(req.into_inner())?))
+        Ok(Response::new(
+            self.coordinator.get()?.heartbeat(req.into_inner())?,
+        ))
     }
 
     async fn report(
         &self,
         req: Request<v1::ReportRequest>,
     ) -> Result<Response<v1::ReportResponse>, Status> {
-        Ok(Response::new(self.coordinator.report(req.into_inner())?))
+        Ok(Response::new(
+            self.coordinator.get()?.report(req.into_inner())?,
+        ))
     }
 
     async fn abandon(
         &self,
         req: Request<v1::AbandonRequest>,
     ) -> Result<Response<v1::AbandonResponse>, Status> {
-        Ok(Response::new(self.coordinator.abandon(req.into_inner())?))
+        Ok(Response::new(
+            self.coordinator.get()?.abandon(req.into_inner())?,
+        ))
     }
 }
 

@@ -74,10 +74,13 @@ impl SolvedCache {
     }
 }
 
+/// Rules by (board width, techniques switched off).
+type RulesCache = HashMap<(u8, Vec<Technique>), Arc<Rules>>;
+
 /// What jobs share: the rules per (width, techniques switched off), and the solved cache.
 #[derive(Debug)]
 pub struct JobContext {
-    rules: Mutex<HashMap<(u8, Vec<Technique>), Arc<Rules>>>,
+    rules: Mutex<RulesCache>,
     /// Solved positions from earlier jobs.
     pub cache: Arc<SolvedCache>,
 }
@@ -222,7 +225,7 @@ mod tests {
         j.position.truncate(3);
         assert!(
             run_job(&j, &ctx, Arc::default())
-                .unwrap_err()
+                .expect_err("bad bytes fail")
                 .contains("34 bytes")
         );
     }

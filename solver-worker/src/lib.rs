@@ -272,7 +272,10 @@ impl Slot {
                 worker: self.name.to_string(),
                 max_jobs: 1,
             };
-            let leased = with_backoff("lease", &stop, || {
+            // Not raced against a graceful stop: a lease the server granted must not be lost
+            // in flight (it would sit leased until it expires). Jobs that arrive after the
+            // stop are handed back below.
+            let leased = with_backoff("lease", &self.abort, || {
                 let mut c = self.client.clone();
                 let req = req.clone();
                 async move { c.lease(req).await.map(tonic::Response::into_inner) }
@@ -295,7 +298,11 @@ impl Slot {
             }
             let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
             for job in resp.jobs {
-                self.job(job, heartbeat).await;
+                if stop.is_cancelled() {
+                    self.abandon(&job).await;
+                } else {
+                    self.job(job, heartbeat).await;
+                }
             }
         }
         Ok(())

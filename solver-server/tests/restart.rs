@@ -8,18 +8,13 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::Proc;
+use common::{Proc, channel};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use solver_worker::job::{JobContext, run_job};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 async fn connect(addr: SocketAddr) -> (SolverClient<Channel>, WorkClient<Channel>) {
-    let ch = Endpoint::from_shared(format!("http://{addr}"))
-        .expect("valid URI")
-        .connect_timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .expect("connect");
+    let ch = channel(addr).await;
     (SolverClient::new(ch.clone()), WorkClient::new(ch))
 }
 

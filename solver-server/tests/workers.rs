@@ -11,9 +11,9 @@ use std::net::SocketAddr;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use common::{Proc, workspace_bin};
+use common::{Proc, channel, workspace_bin};
 use solver_proto::v1::{self, solver_client::SolverClient};
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 fn worker(addr: SocketAddr, name: &str) -> Proc {
     let args: Vec<OsString> = [
@@ -33,13 +33,7 @@ fn worker(addr: SocketAddr, name: &str) -> Proc {
 }
 
 async fn client(addr: SocketAddr) -> SolverClient<Channel> {
-    let ch = Endpoint::from_shared(format!("http://{addr}"))
-        .expect("uri")
-        .connect_timeout(Duration::from_secs(10))
-        .connect()
-        .await
-        .expect("connect");
-    SolverClient::new(ch)
+    SolverClient::new(channel(addr).await)
 }
 
 async fn submit(s: &mut SolverClient<Channel>, n: usize, budget: u64) -> String {

@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use solver_core::games::seven::Key;
 use solver_core::pns::{Number, Value};
-use solver_proto::convert::WireError;
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
 use tokio::time::Instant;
@@ -15,6 +14,7 @@ use super::dag::solved_numbers;
 use super::problems::{finish, pack_hex, put_tt, tt_value};
 use super::{
     Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, MIN_JOB_BUDGET, State, check_name,
+    invalid,
 };
 use crate::store::{Batch, ColumnFamily, keys};
 
@@ -24,10 +24,6 @@ pub const MAX_JOBS_PER_LEASE: u32 = 256;
 pub const MAX_REPORT_CHILDREN: usize = 1024;
 /// Most solved positions one report may carry.
 pub const MAX_REPORT_SOLVED: usize = 100_000;
-
-fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
-    Error::InvalidArgument(WireError::new(field, message))
-}
 
 fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
     raw.parse()
@@ -229,24 +225,34 @@ impl Coordinator {
         })
     }
 
+    /// Checks a worker's name and job ids, locks the state, and checks that no job is leased
+    /// to another worker; returns the lock and the parsed ids.
+    fn lock_own_jobs(
+        &self,
+        worker: &str,
+        job_ids: &[String],
+    ) -> Result<(std::sync::MutexGuard<'_, State>, Vec<u64>), Error> {
+        check_name("worker", worker, false)?;
+        let jobs = job_ids
+            .iter()
+            .enumerate()
+            .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
+            .collect::<Result<Vec<u64>, Error>>()?;
+        let st = self.lock();
+        for &job in &jobs {
+            st.own_lease(job, worker)?;
+        }
+        Ok((st, jobs))
+    }
+
     /// Renews the worker's leases and names the jobs to stop (`Work.Heartbeat`).
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
     /// leased to another worker.
     pub fn heartbeat(&self, req: v1::HeartbeatRequest) -> Result<v1::HeartbeatResponse, Error> {
-        check_name("worker", &req.worker, false)?;
-        let jobs = req
-            .job_ids
-            .iter()
-            .enumerate()
-            .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
-            .collect::<Result<Vec<u64>, Error>>()?;
         let deadline = Instant::now() + self.config.lease;
-        let mut st = self.lock();
-        for &job in &jobs {
-            st.own_lease(job, &req.worker)?;
-        }
+        let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
         let mut cancelled = Vec::new();
         for job in jobs {
             let Some(lease) = st.leases.get_mut(&job) else {
@@ -431,17 +437,7 @@ impl Coordinator {
     /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
     /// leased to another worker.
     pub fn abandon(&self, req: v1::AbandonRequest) -> Result<v1::AbandonResponse, Error> {
-        check_name("worker", &req.worker, false)?;
-        let jobs = req
-            .job_ids
-            .iter()
-            .enumerate()
-            .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
-            .collect::<Result<Vec<u64>, Error>>()?;
-        let mut st = self.lock();
-        for &job in &jobs {
-            st.own_lease(job, &req.worker)?;
-        }
+        let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
         for job in jobs {
             if let Some(l) = st.drop_lease(job) {
                 st.orphans.remove(&job);

@@ -119,6 +119,8 @@ struct ProblemState {
     request_id: String,
     /// The submitted position.
     position: Position,
+    /// The techniques switched off.
+    disabled: Vec<Technique>,
     /// The rules with the problem's techniques (for the root and the winning moves).
     rules: Arc<Rules>,
     /// The packed root key.
@@ -186,14 +188,11 @@ impl ProblemState {
 
     /// Adds the problem record and every dirty node to `batch`.
     fn persist(&mut self, id: u64, batch: &mut Batch) {
-        let mut record = ProblemRecord {
+        let record = ProblemRecord {
             problem: Some(self.snapshot()),
             request_id: self.request_id.clone(),
             root: self.root.clone(),
         };
-        if let Some(p) = record.problem.as_mut().and_then(|p| p.progress.as_mut()) {
-            p.elapsed_ms = self.elapsed_ms();
-        }
         batch.put(
             ColumnFamily::Problems,
             keys::problem(id),
@@ -288,13 +287,18 @@ impl From<StoreError> for Error {
     }
 }
 
+/// An `INVALID_ARGUMENT` error naming `field`.
+fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
+    Error::InvalidArgument(solver_proto::convert::WireError::new(field, message))
+}
+
 /// Parses a problem id from the wire.
 fn parse_problem_id(raw: &str) -> Result<u64, Error> {
     raw.parse::<u64>().map_err(|_| {
-        Error::InvalidArgument(solver_proto::convert::WireError::new(
+        invalid(
             "problem_id",
             format!("{raw:?} is not a problem id (decimal digits)"),
-        ))
+        )
     })
 }
 
@@ -306,12 +310,7 @@ fn check_name(field: &str, value: &str, allow_empty: bool) -> Result<(), Error> 
     if ok {
         Ok(())
     } else {
-        Err(Error::InvalidArgument(
-            solver_proto::convert::WireError::new(
-                field,
-                "must be 1..=128 printable ASCII characters",
-            ),
-        ))
+        Err(invalid(field, "must be 1..=128 printable ASCII characters"))
     }
 }
 
@@ -322,10 +321,7 @@ fn parse_techniques(names: &[String], field: &str) -> Result<Vec<Technique>, Err
         let t: Technique =
             n.parse()
                 .map_err(|e: solver_core::games::seven::UnknownTechnique| {
-                    Error::InvalidArgument(solver_proto::convert::WireError::new(
-                        format!("{field}[{i}]"),
-                        e.to_string(),
-                    ))
+                    invalid(format!("{field}[{i}]"), e.to_string())
                 })?;
         out.push(t);
     }

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use solver_core::games::seven::board::cells_of;
 use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique};
 use solver_core::pns::{Game, Limits, Outcome, Value};
-use solver_proto::convert::WireError;
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
 use tokio::sync::watch;
@@ -14,15 +13,11 @@ use tracing::{info, warn};
 
 use super::dag::{Dag, StoredNode};
 use super::{
-    Coordinator, Error, MAX_JOB_BUDGET, ProblemState, State, check_name, parse_problem_id,
+    Coordinator, Error, MAX_JOB_BUDGET, ProblemState, State, check_name, invalid, parse_problem_id,
     parse_techniques,
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
 use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
-
-fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
-    Error::InvalidArgument(WireError::new(field, message))
-}
 
 /// A validated problem spec: the position, the techniques switched off, and the spec in
 /// normal form (width filled in, techniques sorted), as stored and compared for idempotency.
@@ -135,6 +130,7 @@ impl Coordinator {
             },
             request_id: req.request_id.clone(),
             position: valid.position,
+            disabled: valid.disabled,
             rules,
             root: pack_key(&root),
             dag: None,
@@ -354,11 +350,6 @@ fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<V
     // The DAG names no move (the root was solved inside one job): search the position again
     // in this process, as a job would, with room for a job's work.
     let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
-    let disabled: Vec<Technique> = spec
-        .disabled_techniques
-        .iter()
-        .filter_map(|t| t.parse().ok())
-        .collect();
     let budget = match spec.job_node_budget {
         0 => super::DEFAULT_JOB_BUDGET,
         b => b,
@@ -367,7 +358,7 @@ fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<V
         max_nodes: Some(budget.saturating_mul(4)),
         ..Limits::default()
     };
-    let report = solver_core::games::seven::solve(ps.position, &disabled, &limits, false);
+    let report = solver_core::games::seven::solve(ps.position, &ps.disabled, &limits, false);
     if report.outcome == Outcome::Solved(mover) {
         moves.extend(report.winning_moves.iter().map(|c| c.name()));
     } else {
@@ -419,6 +410,7 @@ pub(super) fn load(store: &dyn Store) -> Result<State, Error> {
             problem,
             request_id: rec.request_id,
             position: valid.position,
+            disabled: valid.disabled,
             rules,
             root: rec.root,
             dag: None,

@@ -41,6 +41,9 @@ pub enum Command {
     Cancel(crate::problems::IdArgs),
     /// Print a solved problem's verdict: winner, first moves, statistics.
     Result(crate::problems::IdArgs),
+    /// Benchmark the coordinator alone: leases+reports per second from synthetic workers on
+    /// loopback, against the gRPC health-check rate measured first in the same run.
+    BenchCoordinator(crate::bench::CoordinatorBenchArgs),
 }
 
 /// Bad input from the user (a malformed board, a value out of range): exit code 2.

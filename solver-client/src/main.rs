@@ -3,6 +3,7 @@
 //! Exit codes: 0 done, 1 failure, 2 bad usage (bad arguments or bad input such as a malformed
 //! board).
 
+mod bench;
 mod cli;
 mod havannah;
 mod hex;
@@ -41,5 +42,6 @@ async fn run(args: cli::Cli) -> anyhow::Result<()> {
         cli::Command::List(a) => problems::list(a).await,
         cli::Command::Cancel(a) => problems::manage(problems::Manage::Cancel, a).await,
         cli::Command::Result(a) => problems::manage(problems::Manage::Result, a).await,
+        cli::Command::BenchCoordinator(a) => bench::coordinator(a).await,
     }
 }

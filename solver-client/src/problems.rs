@@ -190,8 +190,9 @@ pub struct SolveOptions {
 }
 
 /// The embedded coordinator and workers, stopped by [`Embedded::stop`].
-struct Embedded {
-    url: String,
+pub struct Embedded {
+    /// The coordinator's URL (127.0.0.1, a free port).
+    pub url: String,
     stop_server: Option<tokio::sync::oneshot::Sender<()>>,
     server: tokio::task::JoinHandle<Result<(), solver_server::server::RunError>>,
     graceful: CancellationToken,
@@ -202,7 +203,13 @@ struct Embedded {
 }
 
 impl Embedded {
-    async fn start(data_dir: &std::path::Path, workers: u32) -> anyhow::Result<Self> {
+    /// Starts a coordinator on `data_dir` and one worker with `workers` slots and `table_mb`
+    /// MiB of tables, all in this process.
+    pub async fn start(
+        data_dir: &std::path::Path,
+        workers: u32,
+        table_mb: usize,
+    ) -> anyhow::Result<Self> {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let mut config = solver_server::config::Config::new(addr, data_dir);
@@ -215,7 +222,7 @@ impl Embedded {
         let (graceful, abort) = (CancellationToken::new(), CancellationToken::new());
         let mut wc = solver_worker::Config::new(url.clone(), workers);
         wc.name = Some(format!("local-{}", std::process::id()));
-        wc.table_mb = 256;
+        wc.table_mb = table_mb;
         let workers = tokio::spawn(solver_worker::run(wc, graceful.clone(), abort.clone()));
         Ok(Self {
             url,
@@ -228,7 +235,7 @@ impl Embedded {
     }
 
     /// Hands the workers' jobs back, drains and closes the coordinator (the store is flushed).
-    async fn stop(mut self) -> anyhow::Result<()> {
+    pub async fn stop(mut self) -> anyhow::Result<()> {
         self.graceful.cancel();
         self.abort.cancel();
         let _ = self.workers.await;
@@ -249,7 +256,12 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
         Some(s) => (None, s.server.clone(), s.token.clone()),
         None => {
             eprintln!("data directory: {}", opts.data_dir.display());
-            let e = Embedded::start(&opts.data_dir, opts.workers).await?;
+            let e = Embedded::start(
+                &opts.data_dir,
+                opts.workers,
+                solver_worker::DEFAULT_TABLE_MB,
+            )
+            .await?;
             let url = e.url.clone();
             (Some(e), url, None)
         }
@@ -278,7 +290,7 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
 }
 
 /// Submits (idempotently: a rerun names the same problem) and watches to the end.
-async fn solve_on(
+pub async fn solve_on(
     url: &str,
     token: Option<&str>,
     spec: v1::ProblemSpec,
@@ -366,7 +378,8 @@ fn status_name(s: i32) -> &'static str {
     }
 }
 
-fn winner_name(w: i32) -> &'static str {
+/// The winner's name (`maker`, `breaker`, or `unknown` for an unsolved problem).
+pub fn winner_name(w: i32) -> &'static str {
     match v1::Winner::try_from(w) {
         Ok(v1::Winner::Maker) => "maker",
         Ok(v1::Winner::Breaker) => "breaker",

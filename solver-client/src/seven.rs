@@ -42,6 +42,10 @@ pub enum Command {
     Solve(SolveArgs),
     /// Submit a problem to a coordinator and print its id.
     Submit(SubmitArgs),
+    /// Benchmark the engine on empty boards: nodes, time, nodes/s, peak RSS and a node-count
+    /// signature per n; with --ablation the paper's Table II; with --workers the distributed
+    /// solve against the engine in the same run.
+    Bench(crate::bench::SevenBenchArgs),
     /// Play a seeded uniformly random game and print it move by move.
     Simulate {
         /// Board width n, 4..=32.
@@ -213,6 +217,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             let spec = problem_spec(&pos, &disabled, args.job_budget);
             crate::problems::submit(&args.server, spec, args.request_id, args.json).await
         }
+        Command::Bench(args) => crate::bench::seven(args).await,
         Command::Simulate {
             cols: n,
             seed,
@@ -337,7 +342,7 @@ fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
 }
 
 /// The wire spec of a problem.
-fn problem_spec(
+pub fn problem_spec(
     pos: &Position,
     disabled: &[Technique],
     job_budget: u64,

@@ -85,7 +85,7 @@ fn server(data: &Path) -> (Proc, String) {
 fn worker(url: &str) -> Proc {
     Proc(
         Command::new(workspace_bin("solver-worker"))
-            .args(["--server", url, "--jobs", "1", "--table-mb", "16"])
+            .args(["--server", url, "--jobs", "1", "--table-mb", "128"])
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()

@@ -55,7 +55,7 @@ async fn work(
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for job in leased {
-            let mut r = run_job(&job, ctx, Arc::default()).expect("runs");
+            let mut r = run_job(&job, ctx, Arc::default(), &mut None).expect("runs");
             r.worker = "w".into();
             w.report(r).await.expect("report");
             done += 1;
@@ -88,7 +88,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         .expect("submit")
         .into_inner()
         .problem_id;
-    let ctx = JobContext::new(4);
+    let ctx = JobContext::new(64, 1);
     assert!(
         !work(&mut s, &mut w, &id, 6, &ctx).await,
         "still running after 6 jobs"
@@ -152,7 +152,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
     );
     assert!(new > old, "job ids go on: {new} after {old}");
     // The lost lease's late report is stale but its facts count; then finish.
-    let mut r = run_job(&lost.jobs[0], &ctx, Arc::default()).expect("runs");
+    let mut r = run_job(&lost.jobs[0], &ctx, Arc::default(), &mut None).expect("runs");
     r.worker = "w".into();
     assert!(
         !w.report(r)
@@ -161,7 +161,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
             .into_inner()
             .applied
     );
-    let mut r = run_job(&next.jobs[0], &ctx, Arc::default()).expect("runs");
+    let mut r = run_job(&next.jobs[0], &ctx, Arc::default(), &mut None).expect("runs");
     r.worker = "w".into();
     w.report(r).await.expect("report");
     assert!(work(&mut s, &mut w, &id, usize::MAX, &ctx).await);

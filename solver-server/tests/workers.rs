@@ -22,7 +22,7 @@ fn worker(addr: SocketAddr, name: &str) -> Proc {
         "--jobs",
         "1",
         "--table-mb",
-        "16",
+        "256",
         "--name",
         name,
     ]

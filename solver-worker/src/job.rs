@@ -77,20 +77,26 @@ impl SolvedCache {
 /// Rules by (board width, techniques switched off).
 type RulesCache = HashMap<(u8, Vec<Technique>), Arc<Rules>>;
 
-/// What jobs share: the rules per (width, techniques switched off), and the solved cache.
+/// What jobs share: the rules per (width, techniques switched off), the solved cache, and the
+/// memory cap of each slot's [`Retained`] search.
 #[derive(Debug)]
 pub struct JobContext {
     rules: Mutex<RulesCache>,
-    /// Solved positions from earlier jobs.
+    /// Solved positions from earlier jobs of every slot.
     pub cache: Arc<SolvedCache>,
+    /// Cap of one slot's retained search DAG, in bytes ([`Limits::max_bytes`]).
+    search_bytes: usize,
 }
 
 impl JobContext {
-    /// A context with a solved cache of `table_mib` MiB.
-    pub fn new(table_mib: usize) -> Self {
+    /// A context for `slots` job slots sharing `table_mib` MiB: a quarter for the solved
+    /// cache, the rest split evenly between the slots' retained searches.
+    pub fn new(table_mib: usize, slots: u32) -> Self {
+        let bytes = table_mib.max(1) * 1024 * 1024;
         Self {
             rules: Mutex::new(HashMap::new()),
-            cache: Arc::new(SolvedCache::new(table_mib)),
+            cache: Arc::new(SolvedCache::new(table_mib / 4)),
+            search_bytes: (bytes - bytes / 4) / slots.max(1) as usize,
         }
     }
 
@@ -103,12 +109,30 @@ impl JobContext {
     }
 }
 
+/// One slot's search, kept from job to job: a job whose leaf is already in its DAG (a child
+/// of this slot's previous leaf, typically) goes on from the subtree built so far instead of
+/// searching it again. Replaced when a job comes with other rules (width or techniques);
+/// trimmed to the current leaf's subtree by garbage collection when it reaches its memory cap.
+pub struct Retained {
+    rules: Arc<Rules>,
+    search: Search<SevenGame>,
+}
+
+impl std::fmt::Debug for Retained {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Retained")
+            .field("table_len", &self.search.table_len())
+            .finish_non_exhaustive()
+    }
+}
+
 /// A job's outcome, ready to be sent (the caller fills in `worker`).
 pub type JobReport = v1::ReportRequest;
 
 /// Searches `job` until its leaf is solved, its node budget is spent or `cancel` is set, and
 /// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
-/// found (at most [`MAX_REPORTED_FACTS`]); nodes and time.
+/// this job found (at most [`MAX_REPORTED_FACTS`]); nodes created and time. `retained` is the
+/// slot's search from its previous jobs (see [`Retained`]); it is reused or replaced.
 ///
 /// # Errors
 /// A message when the job cannot be run (bad position bytes, an unknown technique); the caller
@@ -117,6 +141,7 @@ pub fn run_job(
     job: &v1::Job,
     ctx: &JobContext,
     cancel: Arc<AtomicBool>,
+    retained: &mut Option<Retained>,
 ) -> Result<JobReport, String> {
     let start = std::time::Instant::now();
     let position = unpack(&job.position, "position").map_err(|e| e.to_string())?;
@@ -128,7 +153,7 @@ pub fn run_job(
     disabled.sort();
     disabled.dedup();
     let rules = ctx.rules(position.cols(), disabled);
-    let root = SevenGame::new(position, rules)?;
+    let root = SevenGame::new(position, Arc::clone(&rules))?;
     let mut report = JobReport {
         job_id: job.job_id.clone(),
         ..Default::default()
@@ -139,18 +164,40 @@ pub fn run_job(
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         return Ok(report);
     }
-    let cache = Arc::clone(&ctx.cache);
-    let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+    let (search, created) = match retained {
+        Some(r) if Arc::ptr_eq(&r.rules, &rules) => {
+            let created = r.search.stats().nodes_created;
+            r.search.set_root(root.clone());
+            (&mut r.search, created)
+        }
+        _ => {
+            let cache = Arc::clone(&ctx.cache);
+            let search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+            (&mut retained.insert(Retained { rules, search }).search, 0)
+        }
+    };
+    let runs = search.runs();
     let limits = Limits {
-        max_nodes: Some(job.node_budget.max(1)),
+        max_nodes: Some(created + job.node_budget.max(1)),
         cancel: Some(cancel),
+        max_bytes: Some(ctx.search_bytes),
         ..Limits::default()
     };
-    match search.run(&limits) {
-        Outcome::Solved(v) => report.maker_wins = Some(v == Value::Proven),
+    let outcome = search.run(&limits);
+    let children = search.child_reports(&root);
+    let mut facts: Vec<(Key, Value)> = search.solved_since(runs + 1).collect();
+    ctx.cache.extend(facts.iter().copied());
+    facts.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
+    match outcome {
+        Outcome::Solved(v) => {
+            report.maker_wins = Some(v == Value::Proven);
+            // The leaf's solved children first: at a problem's root they name its winning
+            // moves, so the coordinator need not search again for them.
+            let solved = children.iter().filter_map(|c| c.value.map(|v| (c.key, v)));
+            facts = solved.chain(facts).collect();
+        }
         Outcome::Unknown { .. } => {
-            report.children = search
-                .child_reports(&root)
+            report.children = children
                 .into_iter()
                 .map(|c| v1::ChildEstimate {
                     position: pack_key(&c.key),
@@ -160,9 +207,6 @@ pub fn run_job(
                 .collect();
         }
     }
-    let mut facts: Vec<(Key, Value)> = search.solved().collect();
-    ctx.cache.extend(facts.iter().copied());
-    facts.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
     facts.truncate(MAX_REPORTED_FACTS);
     report.solved = facts
         .into_iter()
@@ -171,7 +215,7 @@ pub fn run_job(
             maker_wins: v == Value::Proven,
         })
         .collect();
-    report.nodes = search.stats().nodes_created;
+    report.nodes = search.stats().nodes_created - created;
     report.elapsed_ms = start.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -194,9 +238,9 @@ mod tests {
 
     #[test]
     fn a_small_board_is_solved_and_a_big_one_reports_children() {
-        let ctx = JobContext::new(1);
+        let ctx = JobContext::new(1, 1);
         let small = Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker);
-        let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default()).expect("runs");
+        let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default(), &mut None).expect("runs");
         assert_eq!(
             r.maker_wins,
             Some(true),
@@ -205,7 +249,7 @@ mod tests {
         assert_eq!(r.job_id, "7");
 
         let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
-        let r = run_job(&job(&big, 50), &ctx, Arc::default()).expect("runs");
+        let r = run_job(&job(&big, 50), &ctx, Arc::default(), &mut None).expect("runs");
         assert_eq!(r.maker_wins, None);
         assert!(!r.children.is_empty());
         assert!(r.children.iter().all(|c| c.pn > 0 && c.dn > 0));
@@ -213,18 +257,56 @@ mod tests {
     }
 
     #[test]
+    fn a_retained_search_goes_on_below_the_previous_leaf() {
+        let ctx = JobContext::new(64, 1);
+        let root = Position::empty(Cols::try_from(8u32).expect("width"), Side::Maker);
+        let mut kept = None;
+        let first = run_job(&job(&root, 1_000), &ctx, Arc::default(), &mut kept).expect("runs");
+        assert_eq!(first.maker_wins, None);
+        let child_job = |c: &v1::ChildEstimate| v1::Job {
+            position: c.position.clone(),
+            ..job(&root, 10_000_000)
+        };
+        // Six children solved, once going on from the kept search, once from scratch.
+        let (mut reused, mut fresh) = (0, 0);
+        for c in first
+            .children
+            .iter()
+            .filter(|c| c.pn > 0 && c.dn > 0)
+            .take(6)
+        {
+            let a = run_job(&child_job(c), &ctx, Arc::default(), &mut kept).expect("runs");
+            let b = run_job(
+                &child_job(c),
+                &JobContext::new(64, 1),
+                Arc::default(),
+                &mut None,
+            )
+            .expect("runs");
+            assert_eq!(a.maker_wins, b.maker_wins);
+            assert!(a.maker_wins.is_some());
+            reused += a.nodes;
+            fresh += b.nodes;
+        }
+        assert!(
+            reused < fresh,
+            "{reused} nodes going on vs {fresh} from scratch"
+        );
+    }
+
+    #[test]
     fn bad_bytes_and_unknown_techniques_are_errors() {
-        let ctx = JobContext::new(1);
+        let ctx = JobContext::new(1, 1);
         let mut j = job(
             &Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker),
             10,
         );
         j.disabled_techniques = vec!["nope".into()];
-        assert!(run_job(&j, &ctx, Arc::default()).is_err());
+        assert!(run_job(&j, &ctx, Arc::default(), &mut None).is_err());
         j.disabled_techniques.clear();
         j.position.truncate(3);
         assert!(
-            run_job(&j, &ctx, Arc::default())
+            run_job(&j, &ctx, Arc::default(), &mut None)
                 .expect_err("bad bytes fail")
                 .contains("34 bytes")
         );

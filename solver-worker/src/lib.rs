@@ -32,7 +32,10 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tracing::{Instrument, field, info, info_span, warn};
 
-use job::{JobContext, run_job};
+use job::{JobContext, Retained, run_job};
+
+/// Default of [`Config::table_mb`], in MiB.
+pub const DEFAULT_TABLE_MB: usize = 1024;
 
 /// Configuration of a worker (flags of the `solver-worker` binary, with `SOLVER_*`
 /// environment fallbacks).
@@ -51,8 +54,10 @@ pub struct Config {
     #[arg(long, env = "SOLVER_JOBS", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 
-    /// MiB of the table of solved positions shared by this worker's jobs.
-    #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = 256)]
+    /// Memory for this worker's tables, in MiB: a quarter for the solved positions shared by
+    /// all jobs, the rest split between the slots' search DAGs, which are kept from job to job
+    /// (a job below an earlier one goes on from its subtree) and trimmed when full.
+    #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB)]
     pub table_mb: usize,
 
     /// This worker's name in leases and logs (default: host name and process id).
@@ -78,7 +83,7 @@ impl Config {
         Self {
             server: server.into(),
             jobs: Some(jobs),
-            table_mb: 64,
+            table_mb: DEFAULT_TABLE_MB,
             name: None,
             token: None,
             tls_ca: None,
@@ -208,9 +213,9 @@ pub async fn run(
 ) -> Result<Arc<Summary>, Error> {
     let client = connect(&config)?;
     let name: Arc<str> = Arc::from(config.worker_name());
-    let ctx = Arc::new(JobContext::new(config.table_mb));
-    let summary = Arc::new(Summary::default());
     let slots = config.job_slots();
+    let ctx = Arc::new(JobContext::new(config.table_mb, slots));
+    let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..slots {
@@ -267,6 +272,8 @@ impl Slot {
                 s.cancel();
             });
         }
+        // The search kept from job to job (see `job::Retained`).
+        let mut retained: Option<Retained> = None;
         while !stop.is_cancelled() {
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
@@ -301,15 +308,16 @@ impl Slot {
                 if stop.is_cancelled() {
                     self.abandon(&job).await;
                 } else {
-                    self.job(job, heartbeat).await;
+                    self.job(job, heartbeat, &mut retained).await;
                 }
             }
         }
         Ok(())
     }
 
-    /// Runs one job to its report (or hands it back on abort).
-    async fn job(&self, job: v1::Job, heartbeat: Duration) {
+    /// Runs one job to its report (or hands it back on abort), with the slot's retained search
+    /// (lost if the search panics).
+    async fn job(&self, job: v1::Job, heartbeat: Duration, retained: &mut Option<Retained>) {
         let span = info_span!(
             "job",
             problem = %job.problem_id,
@@ -321,7 +329,11 @@ impl Slot {
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));
-                tokio::task::spawn_blocking(move || run_job(&job, &ctx, cancel))
+                let mut kept = retained.take();
+                tokio::task::spawn_blocking(move || {
+                    let r = run_job(&job, &ctx, cancel, &mut kept);
+                    (r, kept)
+                })
             };
             let mut ticks =
                 tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
@@ -340,6 +352,10 @@ impl Slot {
                 self.abandon(&job).await;
                 return;
             }
+            let joined = joined.map(|(r, kept)| {
+                *retained = kept;
+                r
+            });
             let mut report = match joined {
                 Ok(Ok(r)) => r,
                 Ok(Err(msg)) => failed(&job, msg),

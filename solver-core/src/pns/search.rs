@@ -100,6 +100,9 @@ struct Node {
     expanded: bool,
     /// In the propagation queue now.
     queued: bool,
+    /// The run ([`Search::runs`]) in which the node became solved (0 while unsolved, or solved
+    /// before the first run). Fits in the node's padding.
+    solved_in: u32,
     /// The slot holds a node (false after the garbage collector freed it).
     alive: bool,
     children: Vec<u32>,
@@ -130,12 +133,14 @@ pub struct Search<G: Game> {
     free: Vec<u32>,
     /// Child and parent links in the DAG (for [`Search::approx_bytes`] without a scan).
     links: usize,
+    /// The node searched from (see [`Search::set_root`]).
+    root: u32,
+    /// Calls of [`Search::run`] so far.
+    runs: u32,
 }
 
 /// A lookup of solved values known from outside a search, by transposition key.
-pub type Known<K> = Box<dyn Fn(&K) -> Option<Value>>;
-
-const ROOT: u32 = 0;
+pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 
 /// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
 const CHECK_EVERY: u64 = 256;
@@ -170,24 +175,41 @@ impl<G: Game> Search<G> {
             known,
             free: Vec::new(),
             links: 0,
+            root: 0,
+            runs: 0,
         };
+        s.set_root(root);
+        s
+    }
+
+    /// Makes `root` the position searched from, keeping the whole DAG: a position already in
+    /// the table goes on from its subtree (a worker's next job below its previous one repeats
+    /// nothing), a new one is added. The root's move list ([`Search::root_children`]) starts
+    /// empty. Node budgets ([`Limits::max_nodes`]) count from the search's creation.
+    pub fn set_root(&mut self, root: G) {
         let mut root = root;
         let value = root.simplify();
         let key = root.key();
-        let value = value.or_else(|| s.lookup(&key));
-        let numbers = match value {
-            Some(v) => numbers_of(v),
-            None => root.estimate(),
+        self.root_moves.clear();
+        self.root = match self.table.get(&key) {
+            Some(&id) => id,
+            None => {
+                let value = value.or_else(|| self.lookup(&key));
+                let numbers = match value {
+                    Some(v) => numbers_of(v),
+                    None => root.estimate(),
+                };
+                self.insert(key, root, value, numbers)
+            }
         };
-        s.insert(key, root, value, numbers);
-        s
     }
 
     /// Searches until the root is solved or a limit is reached.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let start = Instant::now();
+        self.runs += 1;
         let mut iterations: u64 = 0;
-        while !self.nodes[ROOT as usize].solved() {
+        while !self.nodes[self.root as usize].solved() {
             if limits
                 .max_nodes
                 .is_some_and(|max| self.stats.nodes_created >= max)
@@ -239,7 +261,7 @@ impl<G: Game> Search<G> {
 
     /// The root's state now.
     pub fn outcome(&self) -> Outcome {
-        let root = &self.nodes[ROOT as usize];
+        let root = &self.nodes[self.root as usize];
         match (root.pn, root.dn) {
             (0, _) => Outcome::Solved(Value::Proven),
             (_, 0) => Outcome::Solved(Value::Disproven),
@@ -302,11 +324,25 @@ impl<G: Game> Search<G> {
             .collect()
     }
 
-    /// Every solved position in the DAG, by key: the facts a worker reports back.
+    /// Every solved position in the DAG, by key.
     pub fn solved(&self) -> impl Iterator<Item = (G::Key, Value)> + '_ {
-        self.table
-            .iter()
-            .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
+        self.solved_since(0)
+    }
+
+    /// The solved positions still in the DAG that became solved in run `run` or later
+    /// (runs count from 1; see [`Search::runs`]): what a worker's job learned.
+    pub fn solved_since(&self, run: u32) -> impl Iterator<Item = (G::Key, Value)> + '_ {
+        self.table.iter().filter_map(move |(k, &id)| {
+            let n = &self.nodes[id as usize];
+            (n.solved_in >= run)
+                .then(|| value_of(n).map(|v| (*k, v)))
+                .flatten()
+        })
+    }
+
+    /// Calls of [`Search::run`] so far.
+    pub fn runs(&self) -> u32 {
+        self.runs
     }
 
     /// Counters so far.
@@ -355,6 +391,7 @@ impl<G: Game> Search<G> {
             or,
             expanded: false,
             queued: false,
+            solved_in: if value.is_some() { self.runs } else { 0 },
             alive: true,
             children: Vec::new(),
             parents: Vec::new(),
@@ -386,7 +423,7 @@ impl<G: Game> Search<G> {
     }
 
     fn most_proving(&self) -> u32 {
-        let mut id = ROOT;
+        let mut id = self.root;
         loop {
             let n = &self.nodes[id as usize];
             if !n.expanded {
@@ -476,7 +513,7 @@ impl<G: Game> Search<G> {
             .collect();
         for (mv, slot) in slots {
             let cid = slot.unwrap_or_else(|i| ids[i]);
-            if id == ROOT {
+            if id == self.root {
                 self.root_moves.push((mv, cid));
             }
             if !self.nodes[id as usize].children.contains(&cid) {
@@ -534,6 +571,7 @@ impl<G: Game> Search<G> {
             or,
             expanded: true,
             queued: false,
+            solved_in: 0,
             alive: true,
             children: Vec::new(),
             parents: Vec::new(),
@@ -573,6 +611,7 @@ impl<G: Game> Search<G> {
     /// the queue at most once at a time, so shared ancestors are not updated once per path.
     fn propagate(&mut self, leaf: u32) {
         let mut queue = std::mem::take(&mut self.queue);
+        let runs = self.runs;
         queue.push_back(leaf);
         let mut first = true;
         while let Some(id) = queue.pop_front() {
@@ -584,6 +623,9 @@ impl<G: Game> Search<G> {
             }
             first = false;
             (node.pn, node.dn) = (pn, dn);
+            if node.solved() && node.solved_in == 0 {
+                node.solved_in = runs;
+            }
             for i in 0..self.nodes[id as usize].parents.len() {
                 let p = self.nodes[id as usize].parents[i];
                 let parent = &mut self.nodes[p as usize];
@@ -609,8 +651,8 @@ impl<G: Game> Search<G> {
         }
         // 2. Mark from the root.
         let mut marked = vec![false; self.nodes.len()];
-        let mut stack = vec![ROOT];
-        marked[ROOT as usize] = true;
+        let mut stack = vec![self.root];
+        marked[self.root as usize] = true;
         while let Some(id) = stack.pop() {
             for &c in &self.nodes[id as usize].children {
                 if !marked[c as usize] {
@@ -763,6 +805,41 @@ mod tests {
         assert!(matches!(out, Outcome::Unknown { .. }));
         assert_eq!(s.stats().nodes_created, 10);
         assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));
+    }
+
+    #[test]
+    fn a_new_root_reuses_the_dag_and_reports_only_new_facts() {
+        let tree = |n: u32, or_to_move: bool, path: u64| TreeNim {
+            nim: Nim { n, or_to_move },
+            path,
+        };
+        let root = tree(14, true, 0);
+        let mut s = Search::new(root.clone());
+        let out = s.run(&Limits {
+            max_nodes: Some(300),
+            ..Limits::default()
+        });
+        assert!(matches!(out, Outcome::Unknown { .. }));
+        let first: Vec<_> = s.solved_since(1).collect();
+        assert!(!first.is_empty());
+        // Each child of the root as the next job: the subtree already built is reused (no
+        // node is created again) and the value agrees with a fresh search.
+        for (_, child) in root.children() {
+            let key = child.key();
+            let (created, runs) = (s.stats().nodes_created, s.runs());
+            s.set_root(child.clone());
+            assert_eq!(s.stats().nodes_created, created, "{key:?} is in the table");
+            let out = s.run(&Limits::default());
+            assert_eq!(out, Search::new(child).run(&Limits::default()));
+            let new: Vec<_> = s.solved_since(runs + 1).collect();
+            assert!(new.iter().all(|f| !first.contains(f)), "only new facts");
+        }
+        // A position new to the table is added; the old nodes stay.
+        let len = s.table_len();
+        s.set_root(tree(5, false, 99));
+        assert_eq!(s.table_len(), len + 1);
+        let fresh = Search::new(tree(5, false, 99)).run(&Limits::default());
+        assert_eq!(s.run(&Limits::default()), fresh);
     }
 
     /// Nim whose key also holds the moves so far: a tree, no transpositions.

@@ -329,7 +329,7 @@ impl Coordinator {
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
-            self.settle(&mut st, id, &mut batch)?;
+            self.settle(&mut st, id, &mut batch, &r.facts)?;
         }
         self.write(batch)?;
         metrics::counter!("solver_reports_total", "applied" => applied.to_string()).increment(1);
@@ -415,14 +415,20 @@ impl Coordinator {
         Ok(touched)
     }
 
-    /// Finishes problem `id` if its root is solved, otherwise writes its changes; tells
-    /// watchers.
-    fn settle(&self, st: &mut State, id: u64, batch: &mut Batch) -> Result<(), Error> {
+    /// Finishes problem `id` if its root is solved (`facts`: the solved positions of the report
+    /// being applied), otherwise writes its changes; tells watchers.
+    fn settle(
+        &self,
+        st: &mut State,
+        id: u64,
+        batch: &mut Batch,
+        facts: &[(Key, Value)],
+    ) -> Result<(), Error> {
         let Some(ps) = st.problems.get_mut(&id) else {
             return Ok(());
         };
         match ps.dag.as_ref().and_then(|d| d.root().value()) {
-            Some(v) => finish(st, self.store.as_ref(), id, v, batch),
+            Some(v) => finish(st, self.store.as_ref(), id, v, batch, facts),
             None => {
                 ps.persist(id, batch);
                 ps.notify();
@@ -483,7 +489,7 @@ impl Coordinator {
         problems.sort_unstable();
         problems.dedup();
         for id in problems {
-            self.settle(&mut st, id, &mut batch)?;
+            self.settle(&mut st, id, &mut batch, &[])?;
         }
         self.write(batch)?;
         metrics::counter!("solver_leases_expired_total").increment(due.len() as u64);

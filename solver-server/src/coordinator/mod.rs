@@ -256,7 +256,7 @@ impl Coordinator {
             .collect();
         let mut batch = Batch::new();
         for (id, v) in done {
-            problems::finish(&mut st, self.store.as_ref(), id, v, &mut batch)?;
+            problems::finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
         }
         self.write(batch)
     }

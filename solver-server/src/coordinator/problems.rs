@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use solver_core::games::seven::board::cells_of;
 use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique};
 use solver_core::pns::{Game, Limits, Outcome, Value};
 use solver_proto::convert::seven::{pack_key, unpack};
@@ -154,7 +153,7 @@ impl Coordinator {
         );
         st.problems.insert(id, ps);
         if let Some(v) = value {
-            finish(&mut st, self.store.as_ref(), id, v, &mut batch)?;
+            finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
         } else if let Some(ps) = st.problems.get_mut(&id) {
             ps.persist(id, &mut batch);
         }
@@ -248,9 +247,10 @@ pub(super) fn finish(
     id: u64,
     value: Value,
     batch: &mut Batch,
+    facts: &[(Key, Value)],
 ) -> Result<(), Error> {
     let ps = &st.problems[&id];
-    let winning_moves = winning_moves(ps, store, value)?;
+    let winning_moves = winning_moves(ps, store, value, facts)?;
     // Every value the DAG proved, the root's included, answers later problems at once.
     let root = unpack(&ps.root, "root").map_err(|e| corrupt(e))?.key();
     put_tt(batch, &root, value);
@@ -309,7 +309,14 @@ fn end(
 /// whose resulting position simplifies to a win or is a win in the DAG or `tt`. When that names
 /// none (the root was solved inside one job), the position is searched again here within four
 /// job budgets.
-fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<Vec<String>, Error> {
+/// The winning first moves, read from the DAG, then `facts` (solved positions of the report
+/// being applied, not yet in the store), then the store's `tt`; a re-search when none names one.
+fn winning_moves(
+    ps: &ProblemState,
+    store: &dyn Store,
+    value: Value,
+    facts: &[(Key, Value)],
+) -> Result<Vec<String>, Error> {
     let mover = match ps.position.to_move() {
         Side::Maker => Value::Proven,
         Side::Breaker => Value::Disproven,
@@ -325,23 +332,26 @@ fn winning_moves(ps: &ProblemState, store: &dyn Store, value: Value) -> Result<V
         {
             return Ok(Some(v));
         }
+        if let Some(&(_, v)) = facts.iter().find(|(f, _)| f == k) {
+            return Ok(Some(v));
+        }
         tt_value(store, k)
     };
-    let children: Vec<(String, SevenGame)> = cells_of(ps.position.empty_cells())
-        .filter_map(|c| {
-            let child = ps.position.play(c).ok()?;
-            Some((c.name(), SevenGame::new(child, Arc::clone(&ps.rules)).ok()?))
-        })
-        .collect();
+    // The root's children exactly as a worker's search makes them (their keys are the ones in
+    // the DAG, the facts and the tt).
+    let mut root = SevenGame::new(ps.position, Arc::clone(&ps.rules)).map_err(corrupt)?;
+    let children = match root.simplify() {
+        Some(_) => Vec::new(),
+        None => root.children(),
+    };
     let mut moves = Vec::new();
-    for (name, game) in &children {
-        let mut g = game.clone();
-        let v = match g.simplify() {
+    for (cell, mut game) in children {
+        let v = match game.simplify() {
             Some(v) => Some(v),
-            None => known(&g.key())?,
+            None => known(&game.key())?,
         };
         if v == Some(mover) {
-            moves.push(name.clone());
+            moves.push(cell.name());
         }
     }
     if !moves.is_empty() {

@@ -1,0 +1,387 @@
+//! Benchmarks that print figures (never timed tests): `solver seven bench` (the engine per
+//! board width, the paper's ablation table, and the distributed solve against the engine) and
+//! `solver bench-coordinator` (the coordinator alone). Every ratio is against a baseline
+//! measured in the same run.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use solver_core::games::seven::{Cols, Position, Side, SolveReport, Technique, solve};
+use solver_core::pns::{Limits, Outcome, Value};
+use solver_proto::convert::seven::{pack, unpack};
+use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
+use tonic::transport::{Channel, Endpoint};
+use tonic_health::pb::HealthCheckRequest;
+use tonic_health::pb::health_client::HealthClient;
+
+use crate::cli::usage;
+use crate::problems::{Embedded, solve_on};
+
+/// Arguments of `solver seven bench`.
+#[derive(Debug, Args)]
+pub struct SevenBenchArgs {
+    /// Board widths to solve (empty board, Maker first). Default: 9 10 11, or 7 with
+    /// --ablation (the paper's Table II is for n = 7).
+    #[arg(long, num_args = 1..)]
+    pub cols: Vec<u32>,
+    /// Print the paper's ablation table instead: nodes and time with each technique alone on
+    /// top of plain PNS with the mirror-canonical transposition table (Table II).
+    #[arg(long)]
+    pub ablation: bool,
+    /// Also solve each n on an embedded coordinator with this many local worker slots (a list:
+    /// `--workers 1 2`), each in a fresh temporary data directory, and compare the wall time
+    /// with the direct engine's in this run.
+    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub workers: Vec<u32>,
+    /// Node budget of one worker job for --workers (0 = the coordinator's default, 200,000).
+    #[arg(long, default_value_t = 0)]
+    pub job_budget: u64,
+    /// MiB of tables of the embedded worker for --workers (see `solver-worker --table-mb`).
+    #[arg(long, default_value_t = 4096)]
+    pub table_mb: usize,
+    /// Stop each direct search once its DAG holds this many nodes (the row then reads
+    /// "unknown").
+    #[arg(long)]
+    pub max_nodes: Option<u64>,
+}
+
+/// Arguments of `solver bench-coordinator`.
+#[derive(Debug, Args)]
+pub struct CoordinatorBenchArgs {
+    /// Seconds per phase (the health-check baseline, then leases and reports).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub secs: u64,
+    /// Synthetic workers (concurrent gRPC callers) over two connections.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub workers: u64,
+}
+
+/// Peak resident set size of this process since the last [`reset_peak_rss`], in bytes (Linux
+/// `VmHWM`); `None` where /proc is not available.
+fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+/// Resets the peak RSS to the current RSS (Linux `clear_refs` value 5); a no-op elsewhere.
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "n/a".into(), |b| format!("{} MiB", b / (1024 * 1024)))
+}
+
+fn verdict(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Solved(Value::Proven) => "maker",
+        Outcome::Solved(Value::Disproven) => "breaker",
+        Outcome::Unknown { .. } => "unknown",
+    }
+}
+
+fn empty_board(n: u32) -> anyhow::Result<Position> {
+    let cols = Cols::try_from(n).map_err(|e| usage(format!("--cols: {e}")))?;
+    Ok(Position::empty(cols, Side::Maker))
+}
+
+/// One direct engine run on its own blocking thread, with the peak RSS it reached.
+async fn direct(
+    pos: Position,
+    disabled: Vec<Technique>,
+    max_nodes: Option<u64>,
+) -> anyhow::Result<(SolveReport, Option<u64>)> {
+    reset_peak_rss();
+    let limits = Limits {
+        max_nodes,
+        ..Limits::default()
+    };
+    let report = tokio::task::spawn_blocking(move || solve(pos, &disabled, &limits, false))
+        .await
+        .map_err(|e| anyhow::anyhow!("the search failed: {e}"))?;
+    Ok((report, peak_rss()))
+}
+
+/// Runs `solver seven bench`.
+pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
+    if args.ablation {
+        return ablation(&args).await;
+    }
+    let ns = if args.cols.is_empty() {
+        vec![9, 10, 11]
+    } else {
+        args.cols.clone()
+    };
+    let positions = ns
+        .iter()
+        .map(|&n| empty_board(n))
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    println!("empty board, Maker first, every technique on; one search thread per direct run");
+    println!(
+        "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>9}  {:>7}  {:>12}",
+        "n",
+        "run",
+        "winner",
+        "nodes",
+        "time",
+        "nodes/s",
+        "peak RSS",
+        "vs direct",
+        "jobs",
+        "DAG nodes"
+    );
+    let mut signature: u64 = 0;
+    for (&n, &pos) in ns.iter().zip(&positions) {
+        let (r, rss) = direct(pos, Vec::new(), args.max_nodes).await?;
+        let secs = r.stats.elapsed.as_secs_f64();
+        signature += r.stats.nodes_created;
+        println!(
+            "{n:>3}  {:<10}  {:<8}  {:>12}  {:>8.2} s  {:>11.0}  {:>10}",
+            "direct",
+            verdict(r.outcome),
+            r.stats.nodes_created,
+            secs,
+            r.stats.nodes_created as f64 / secs,
+            mib(rss)
+        );
+        for &k in &args.workers {
+            let dir = tempfile::tempdir()?;
+            reset_peak_rss();
+            let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
+            let spec = crate::seven::problem_spec(&pos, &[], args.job_budget);
+            let start = Instant::now();
+            let solved = solve_on(&embedded.url, None, spec).await;
+            let wall = start.elapsed().as_secs_f64();
+            embedded.stop().await?;
+            let (_, p) = solved?;
+            let pr = p.progress.unwrap_or_default();
+            let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
+            println!(
+                "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
+                format!("{k} worker{}", if k == 1 { "" } else { "s" }),
+                pr.worker_nodes,
+                pr.worker_nodes as f64 / wall,
+                mib(peak_rss()),
+                wall / secs,
+                pr.jobs_done,
+                pr.dag_nodes
+            );
+        }
+    }
+    println!("signature: {signature} (direct nodes created, summed over n)");
+    Ok(())
+}
+
+/// Nodes with each technique alone on top of plain PNS and the mirror TT at n = 7, from the
+/// paper (Table II); `None` where the paper has no row.
+fn paper_table_ii(t: Option<Technique>) -> Option<u64> {
+    match t {
+        None => Some(1_921_106),
+        Some(Technique::ForcedMove) => Some(822),
+        Some(Technique::DeadSquares) => Some(332_740),
+        Some(Technique::DominatedSquares) => Some(116_991),
+        Some(Technique::BreakerWinStop) => Some(660_763),
+        Some(Technique::Heuristics) => Some(481_553),
+        Some(Technique::Components) => Some(167_514),
+        Some(_) => None,
+    }
+}
+
+async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
+    let ns = if args.cols.is_empty() {
+        vec![7]
+    } else {
+        args.cols.clone()
+    };
+    for n in ns {
+        let pos = empty_board(n)?;
+        println!(
+            "ablation, n = {n}, empty board, Maker first: each technique alone on top of PNS + mirror-tt"
+        );
+        println!(
+            "{:<20}  {:<8}  {:>12}  {:>10}  {:>10}  {:>16}",
+            "technique", "winner", "nodes", "time", "peak RSS", "paper (n = 7)"
+        );
+        let alone = Technique::ALL
+            .into_iter()
+            .filter(|&t| t != Technique::MirrorTt)
+            .map(Some);
+        let mut baseline = None;
+        for t in std::iter::once(None).chain(alone) {
+            let disabled: Vec<Technique> = Technique::ALL
+                .into_iter()
+                .filter(|&d| d != Technique::MirrorTt && Some(d) != t)
+                .collect();
+            let (r, rss) = direct(pos, disabled, args.max_nodes).await?;
+            let nodes = r.stats.nodes_created;
+            let base = *baseline.get_or_insert(nodes);
+            let paper = match (n, paper_table_ii(t)) {
+                (7, Some(p)) => p.to_string(),
+                _ => "-".into(),
+            };
+            println!(
+                "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}   ({:.3}x the baseline's nodes)",
+                t.map_or("none (baseline)", Technique::name),
+                verdict(r.outcome),
+                nodes,
+                r.stats.elapsed.as_secs_f64(),
+                mib(rss),
+                paper,
+                nodes as f64 / base as f64
+            );
+        }
+        let (r, rss) = direct(pos, Vec::new(), args.max_nodes).await?;
+        println!(
+            "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}",
+            "all",
+            verdict(r.outcome),
+            r.stats.nodes_created,
+            r.stats.elapsed.as_secs_f64(),
+            mib(rss),
+            "-"
+        );
+    }
+    Ok(())
+}
+
+/// Three children of a leaf: the first three empty cells played, numbers from the cells.
+fn synthetic_report(worker: &str, job: &v1::Job) -> anyhow::Result<v1::ReportRequest> {
+    let pos = unpack(&job.position, "position")?;
+    let children = solver_core::games::seven::board::cells_of(pos.empty_cells())
+        .take(3)
+        .filter_map(|c| {
+            let child = pos.play(c).ok()?;
+            Some(v1::ChildEstimate {
+                position: pack(&child),
+                pn: 1 + u64::from(c.0 % 7),
+                dn: 1 + u64::from(c.0 % 5),
+            })
+        })
+        .collect();
+    Ok(v1::ReportRequest {
+        worker: worker.into(),
+        job_id: job.job_id.clone(),
+        children,
+        nodes: 1,
+        ..Default::default()
+    })
+}
+
+/// Runs `op` on `workers` concurrent tasks over `channels` until `secs` have passed; returns
+/// the calls counted per second.
+async fn phase<F, Fut>(workers: u64, secs: u64, channels: &[Channel], op: F) -> anyhow::Result<f64>
+where
+    F: Fn(Channel, String, Arc<AtomicU64>, Instant) -> Fut + Clone + Send + 'static,
+    Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
+{
+    let count = Arc::new(AtomicU64::new(0));
+    let start = Instant::now();
+    let end = start + Duration::from_secs(secs);
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..workers {
+        let ch = channels[i as usize % channels.len()].clone();
+        tasks.spawn(op.clone()(
+            ch,
+            format!("bench-{i}"),
+            Arc::clone(&count),
+            end,
+        ));
+    }
+    while let Some(r) = tasks.join_next().await {
+        r??;
+    }
+    Ok(count.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64())
+}
+
+/// Runs `solver bench-coordinator`: a real coordinator (RocksDB in a temporary directory) on
+/// loopback, fed by synthetic workers whose jobs take no time: each leases a leaf of an
+/// undecidable-in-the-run (4, 32, 7^tr) board and reports three children at once, over and
+/// over. Prints leases+reports per second against the rate of gRPC health checks over the same
+/// connections (the transport alone), measured first in the same run.
+pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
+    let (secs, workers) = (args.secs, args.workers);
+    let dir = tempfile::tempdir()?;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let addr = listener.local_addr()?;
+    let config = solver_server::config::Config::new(addr, dir.path().join("data"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(solver_server::server::run(config, listener, async {
+        let _ = stopped.await;
+    }));
+    let mut channels = Vec::new();
+    for _ in 0..2 {
+        channels.push(
+            Endpoint::from_shared(format!("http://{addr}"))?
+                .tcp_nodelay(true)
+                .connect()
+                .await?,
+        );
+    }
+    let id = SolverClient::new(channels[0].clone())
+        .submit(v1::SubmitRequest {
+            request_id: String::new(),
+            spec: Some(crate::seven::problem_spec(&empty_board(32)?, &[], 0)),
+        })
+        .await?
+        .into_inner()
+        .problem_id;
+
+    let health = phase(workers, secs, &channels, |ch, _, count, end| async move {
+        let mut h = HealthClient::new(ch);
+        while Instant::now() < end {
+            h.check(HealthCheckRequest::default()).await?;
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    })
+    .await?;
+    let jobs = phase(
+        workers,
+        secs,
+        &channels,
+        |ch, name, count, end| async move {
+            let mut w = WorkClient::new(ch);
+            while Instant::now() < end {
+                let leased = w
+                    .lease(v1::LeaseRequest {
+                        worker: name.clone(),
+                        max_jobs: 1,
+                    })
+                    .await?
+                    .into_inner();
+                count.fetch_add(1, Ordering::Relaxed);
+                for job in leased.jobs {
+                    w.report(synthetic_report(&name, &job)?).await?;
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Ok(())
+        },
+    )
+    .await?;
+    let p = SolverClient::new(channels[0].clone())
+        .get_problem(v1::GetProblemRequest { problem_id: id })
+        .await?
+        .into_inner()
+        .progress
+        .unwrap_or_default();
+    println!("coordinator bench: {workers} synthetic workers, {secs} s per phase, RocksDB store");
+    println!("  baseline: health checks/s      {health:>10.0}");
+    println!(
+        "  leases+reports/s               {jobs:>10.0}  ({:.2}x the baseline; target >= 5000)",
+        jobs / health
+    );
+    println!(
+        "  DAG after the run: {} nodes, {} jobs reported",
+        p.dag_nodes, p.jobs_done
+    );
+    let _ = stop.send(());
+    server
+        .await
+        .map_err(|e| anyhow::anyhow!("the coordinator task failed: {e}"))?
+        .map_err(|e| anyhow::anyhow!("coordinator: {e}"))
+}

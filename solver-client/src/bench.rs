@@ -35,7 +35,7 @@ pub struct SevenBenchArgs {
     /// with the direct engine's in this run.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Vec<u32>,
-    /// Node budget of one worker job for --workers (0 = the coordinator's default, 200,000).
+    /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
     #[arg(long, default_value_t = 0)]
     pub job_budget: u64,
     /// MiB of tables of the embedded worker for --workers (see `solver-worker --table-mb`).
@@ -59,7 +59,9 @@ pub struct CoordinatorBenchArgs {
 }
 
 /// Peak resident set size of this process since the last [`reset_peak_rss`], in bytes (Linux
-/// `VmHWM`); `None` where /proc is not available.
+/// `VmHWM`); `None` where /proc is not available. It includes heap the allocator kept from
+/// earlier runs in this process, so only the first run's figure is the run's alone; the
+/// engine's own peak ("peak table", [`solver_core::pns::Stats::peak_bytes`]) is exact per run.
 fn peak_rss() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -122,13 +124,14 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         .collect::<anyhow::Result<Vec<_>>>()?;
     println!("empty board, Maker first, every technique on; one search thread per direct run");
     println!(
-        "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>9}  {:>7}  {:>12}",
+        "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>10}  {:>9}  {:>7}  {:>12}",
         "n",
         "run",
         "winner",
         "nodes",
         "time",
         "nodes/s",
+        "peak table",
         "peak RSS",
         "vs direct",
         "jobs",
@@ -140,12 +143,13 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         let secs = r.stats.elapsed.as_secs_f64();
         signature += r.stats.nodes_created;
         println!(
-            "{n:>3}  {:<10}  {:<8}  {:>12}  {:>8.2} s  {:>11.0}  {:>10}",
+            "{n:>3}  {:<10}  {:<8}  {:>12}  {:>8.2} s  {:>11.0}  {:>10}  {:>10}",
             "direct",
             verdict(r.outcome),
             r.stats.nodes_created,
             secs,
             r.stats.nodes_created as f64 / secs,
+            mib(Some(r.stats.peak_bytes)),
             mib(rss)
         );
         for &k in &args.workers {
@@ -161,10 +165,11 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let pr = p.progress.unwrap_or_default();
             let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
             println!(
-                "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
+                "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
                 format!("{k} worker{}", if k == 1 { "" } else { "s" }),
                 pr.worker_nodes,
                 pr.worker_nodes as f64 / wall,
+                "-",
                 mib(peak_rss()),
                 wall / secs,
                 pr.jobs_done,
@@ -204,7 +209,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
         );
         println!(
             "{:<20}  {:<8}  {:>12}  {:>10}  {:>10}  {:>16}",
-            "technique", "winner", "nodes", "time", "peak RSS", "paper (n = 7)"
+            "technique", "winner", "nodes", "time", "peak table", "paper (n = 7)"
         );
         let alone = Technique::ALL
             .into_iter()
@@ -216,7 +221,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
                 .into_iter()
                 .filter(|&d| d != Technique::MirrorTt && Some(d) != t)
                 .collect();
-            let (r, rss) = direct(pos, disabled, args.max_nodes).await?;
+            let (r, _) = direct(pos, disabled, args.max_nodes).await?;
             let nodes = r.stats.nodes_created;
             let base = *baseline.get_or_insert(nodes);
             let paper = match (n, paper_table_ii(t)) {
@@ -229,19 +234,19 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
                 verdict(r.outcome),
                 nodes,
                 r.stats.elapsed.as_secs_f64(),
-                mib(rss),
+                mib(Some(r.stats.peak_bytes)),
                 paper,
                 nodes as f64 / base as f64
             );
         }
-        let (r, rss) = direct(pos, Vec::new(), args.max_nodes).await?;
+        let (r, _) = direct(pos, Vec::new(), args.max_nodes).await?;
         println!(
             "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}",
             "all",
             verdict(r.outcome),
             r.stats.nodes_created,
             r.stats.elapsed.as_secs_f64(),
-            mib(rss),
+            mib(Some(r.stats.peak_bytes)),
             "-"
         );
     }

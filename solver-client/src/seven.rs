@@ -112,7 +112,7 @@ pub struct SolveArgs {
     /// Local workers of the embedded coordinator (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Option<u32>,
-    /// Node budget of one worker job (0 = the coordinator's default, 200,000).
+    /// Node budget of one worker job (0 = the coordinator's default, 1,000,000).
     #[arg(long, default_value_t = 0)]
     pub job_budget: u64,
     /// Print one JSON object instead of text.

@@ -355,6 +355,7 @@ pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
                     .lease(v1::LeaseRequest {
                         worker: name.clone(),
                         max_jobs: 1,
+                        ..Default::default()
                     })
                     .await?
                     .into_inner();

@@ -91,6 +91,7 @@ async fn work_until_done(
             .lease(v1::LeaseRequest {
                 worker: worker.into(),
                 max_jobs: 4,
+                ..Default::default()
             })
             .await
             .expect("lease")
@@ -121,6 +122,7 @@ async fn lease_one(w: &mut WorkClient<Channel>, worker: &str) -> v1::Job {
         .lease(v1::LeaseRequest {
             worker: worker.into(),
             max_jobs: 1,
+            ..Default::default()
         })
         .await
         .expect("lease")
@@ -201,6 +203,7 @@ async fn two_problems_at_once_share_the_workers() {
         .lease(v1::LeaseRequest {
             worker: "w".into(),
             max_jobs: 8,
+            ..Default::default()
         })
         .await
         .expect("lease")
@@ -376,6 +379,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
         .lease(v1::LeaseRequest {
             worker: "a".into(),
             max_jobs: 1,
+            ..Default::default()
         })
         .await
         .expect("lease")
@@ -453,6 +457,7 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         .lease(v1::LeaseRequest {
             worker: "w".into(),
             max_jobs: 0,
+            ..Default::default()
         })
         .await
         .expect_err("max_jobs 0");

@@ -46,6 +46,7 @@ async fn work(
             .lease(v1::LeaseRequest {
                 worker: "w".into(),
                 max_jobs: 2,
+                ..Default::default()
             })
             .await
             .expect("lease")
@@ -98,6 +99,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         .lease(v1::LeaseRequest {
             worker: "w".into(),
             max_jobs: 1,
+            ..Default::default()
         })
         .await
         .expect("lease")
@@ -142,6 +144,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         .lease(v1::LeaseRequest {
             worker: "w".into(),
             max_jobs: 1,
+            ..Default::default()
         })
         .await
         .expect("lease")

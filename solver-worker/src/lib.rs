@@ -218,8 +218,9 @@ pub async fn run(
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..slots {
+    for index in 0..slots {
         let slot = Slot {
+            index,
             client: client.clone(),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
@@ -253,6 +254,8 @@ pub async fn run(
 
 /// One job slot: lease, search, report, again.
 struct Slot {
+    /// The slot's number, sent with its leases (its search table is its own).
+    index: u32,
     client: Client,
     name: Arc<str>,
     ctx: Arc<JobContext>,
@@ -278,6 +281,7 @@ impl Slot {
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,
+                slot: self.index,
             };
             // Not raced against a graceful stop: a lease the server granted must not be lost
             // in flight (it would sit leased until it expires). Jobs that arrive after the

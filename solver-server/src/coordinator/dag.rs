@@ -21,6 +21,9 @@ pub type NodeId = u32;
 /// The root's id.
 pub const ROOT: NodeId = 0;
 
+/// Most nodes [`Dag::select_for`] walks looking for a searcher's own leaf.
+const OWN_LEAF_SCAN: usize = 100_000;
+
 /// One DAG node.
 #[derive(Debug, Clone)]
 pub struct Node {
@@ -44,7 +47,14 @@ pub struct Node {
     pub tries: u32,
     /// In the propagation queue now.
     queued: bool,
+    /// The searcher (worker slot, see [`Searcher`]) whose report created the node: its subtree
+    /// is in that searcher's table. 0 for none (the root, nodes restored after a restart).
+    pub owner: Searcher,
 }
+
+/// A worker's job slot as the coordinator numbers them (from 1; 0 = nobody). Not persisted:
+/// it only steers selection.
+pub type Searcher = u16;
 
 impl Node {
     fn new(key: Key, pn: Number, dn: Number) -> Self {
@@ -59,6 +69,7 @@ impl Node {
             busy: false,
             tries: 0,
             queued: false,
+            owner: 0,
         }
     }
 
@@ -274,6 +285,57 @@ impl Dag {
         }
     }
 
+    /// The leaf to lease to `searcher`: the most-proving leaf ([`Dag::select`]) unless another
+    /// searcher's report created it and `searcher` has leaves of its own; then the first of
+    /// its own leaves in most-proving order (a depth-first walk that tries better children
+    /// first, over at most [`OWN_LEAF_SCAN`] nodes). Another searcher's leaf would be searched
+    /// again from scratch, its subtree being in that searcher's table.
+    pub fn select_for(&self, searcher: Searcher) -> Option<NodeId> {
+        let best = self.select()?;
+        let owner = self.node(best).owner;
+        if owner == 0 || owner == searcher {
+            return Some(best);
+        }
+        self.own_leaf(searcher).or(Some(best))
+    }
+
+    fn own_leaf(&self, searcher: Searcher) -> Option<NodeId> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![ROOT];
+        while let Some(id) = stack.pop() {
+            if seen.len() >= OWN_LEAF_SCAN {
+                return None;
+            }
+            if !seen.insert(id) {
+                continue;
+            }
+            let n = self.node(id);
+            if n.value().is_some() || n.busy {
+                continue;
+            }
+            if !n.expanded {
+                if n.owner == searcher {
+                    return Some(id);
+                }
+                continue;
+            }
+            let or = n.node_type() == NodeType::Or;
+            let mut open: Vec<NodeId> = n
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| self.node(c).value().is_none() && !self.node(c).busy)
+                .collect();
+            // Worst first on the stack, so the best is walked first.
+            open.sort_by_key(|&c| {
+                let c = self.node(c);
+                std::cmp::Reverse(if or { (c.pn, c.dn) } else { (c.dn, c.pn) })
+            });
+            stack.extend(open);
+        }
+        None
+    }
+
     /// Marks leaf `id` leased or released, and updates the busy marks above it.
     pub fn set_leased(&mut self, id: NodeId, leased: bool) {
         self.nodes[id as usize].leased = leased;
@@ -288,9 +350,15 @@ impl Dag {
     }
 
     /// Expands leaf `id` with `children` (key, pn, dn), creating the nodes not yet in the DAG
-    /// and linking existing ones (their numbers are kept). Returns the ids of the new nodes.
-    /// Does nothing (and returns nothing) when `id` is already expanded or solved.
-    pub fn expand(&mut self, id: NodeId, children: &[(Key, Number, Number)]) -> Vec<NodeId> {
+    /// (owned by `owner`, the searcher that reported them) and linking existing ones (their
+    /// numbers and owners are kept). Returns the ids of the new nodes. Does nothing (and
+    /// returns nothing) when `id` is already expanded or solved.
+    pub fn expand(
+        &mut self,
+        id: NodeId,
+        children: &[(Key, Number, Number)],
+        owner: Searcher,
+    ) -> Vec<NodeId> {
         let n = self.node(id);
         if n.expanded || n.value().is_some() || children.is_empty() {
             return Vec::new();
@@ -301,6 +369,7 @@ impl Dag {
                 Some(c) => c,
                 None => {
                     let c = self.add(key, pn, dn);
+                    self.nodes[c as usize].owner = owner;
                     created.push(c);
                     c
                 }
@@ -400,7 +469,7 @@ mod tests {
         assert_eq!(dag.select(), None, "the only leaf is leased");
         dag.set_leased(ROOT, false);
         let (a, b) = (key(1, Side::Breaker), key(2, Side::Breaker));
-        let created = dag.expand(ROOT, &[(a, 3, 1), (b, 2, 5)]);
+        let created = dag.expand(ROOT, &[(a, 3, 1), (b, 2, 5)], 0);
         assert_eq!(created.len(), 2);
         assert_eq!((dag.root().pn, dag.root().dn), (2, 6));
         // OR root: most-proving child is the one with the smaller pn.
@@ -419,6 +488,35 @@ mod tests {
     }
 
     #[test]
+    fn a_searcher_is_leased_its_own_leaves_before_anothers() {
+        let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
+        let (a, b, c) = (
+            key(1, Side::Breaker),
+            key(2, Side::Breaker),
+            key(3, Side::Maker),
+        );
+        // Searcher 1 expanded the root: both children are in its table.
+        dag.expand(ROOT, &[(a, 1, 3), (b, 2, 3)], 1);
+        let (aid, bid) = (dag.get(&a).expect("a"), dag.get(&b).expect("b"));
+        assert_eq!(dag.select_for(1), Some(aid));
+        assert_eq!(dag.select_for(2), Some(aid), "no leaf of its own: the best");
+        // Searcher 2 searched a: a's child is its own.
+        dag.expand(aid, &[(c, 5, 1)], 2);
+        let cid = dag.get(&c).expect("c");
+        assert_eq!(dag.node(cid).owner, 2);
+        assert_eq!(dag.select(), Some(bid), "a's pn grew past b's");
+        assert_eq!(dag.select_for(1), Some(bid));
+        assert_eq!(
+            dag.select_for(2),
+            Some(cid),
+            "its own leaf, not searcher 1's b"
+        );
+        assert_eq!(dag.select_for(3), Some(bid));
+        dag.set_leased(cid, true);
+        assert_eq!(dag.select_for(2), Some(bid), "its own leaf is busy");
+    }
+
+    #[test]
     fn a_shared_child_updates_every_parent_and_restore_recomputes() {
         let root = key(0, Side::Breaker);
         let mut dag = Dag::new(root, 1, 1);
@@ -427,10 +525,10 @@ mod tests {
             key(2, Side::Maker),
             key(3, Side::Breaker),
         );
-        dag.expand(ROOT, &[(a, 1, 1), (b, 1, 1)]);
+        dag.expand(ROOT, &[(a, 1, 1), (b, 1, 1)], 0);
         let (aid, bid) = (dag.get(&a).expect("a"), dag.get(&b).expect("b"));
-        dag.expand(aid, &[(c, 4, 4)]);
-        dag.expand(bid, &[(c, 9, 9)]);
+        dag.expand(aid, &[(c, 4, 4)], 0);
+        dag.expand(bid, &[(c, 9, 9)], 0);
         let cid = dag.get(&c).expect("c");
         assert_eq!(dag.node(cid).parents.len(), 2);
         assert_eq!((dag.root().pn, dag.root().dn), (8, 4));

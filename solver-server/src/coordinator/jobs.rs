@@ -155,6 +155,11 @@ impl Coordinator {
         let now = Instant::now();
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
         let mut st = self.lock();
+        let next = st.searchers.len() as u64 + 1;
+        let searcher = *st
+            .searchers
+            .entry((Arc::clone(&worker), req.slot))
+            .or_insert(super::dag::Searcher::try_from(next).unwrap_or(0));
         let mut batch = Batch::new();
         let mut jobs = Vec::new();
         let running: Vec<u64> = st
@@ -170,7 +175,7 @@ impl Coordinator {
             turn += 1;
             let ps = st.problems.get_mut(&id).expect("listed above");
             let dag = ps.dag.as_mut().expect("listed as running");
-            let Some(node) = dag.select() else {
+            let Some(node) = dag.select_for(searcher) else {
                 exhausted += 1;
                 continue;
             };
@@ -197,6 +202,7 @@ impl Coordinator {
                     node,
                     worker: Arc::clone(&worker),
                     deadline,
+                    searcher,
                 },
             );
             st.deadlines.insert((deadline, job));
@@ -373,7 +379,7 @@ impl Coordinator {
             let (pn, dn) = known.map_or((pn, dn), solved_numbers);
             children.push((key, pn, dn));
         }
-        let created = dag.expand(lease.node, &children);
+        let created = dag.expand(lease.node, &children, lease.searcher);
         ps.dirty.push(lease.node);
         ps.dirty.extend(created);
         Ok(true)

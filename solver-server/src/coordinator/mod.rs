@@ -102,6 +102,8 @@ struct State {
     next_problem: u64,
     /// Round-robin cursor over problems for leasing.
     cursor: u64,
+    /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`).
+    searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
 }
 
 /// A leased leaf.
@@ -111,6 +113,8 @@ struct Lease {
     node: NodeId,
     worker: Arc<str>,
     deadline: Instant,
+    /// The worker slot that holds it (its report's new nodes are that slot's).
+    searcher: dag::Searcher,
 }
 
 /// A problem in memory.

@@ -157,8 +157,9 @@ impl Work for WorkService {
         &self,
         req: Request<v1::LeaseRequest>,
     ) -> Result<Response<v1::LeaseResponse>, Status> {
+        let coordinator = self.coordinator.get()?;
         Ok(Response::new(
-            self.coordinator.get()?.lease(req.into_inner())?,
+            coordinator.lease_or_wait(req.into_inner()).await?,
         ))
     }
 

@@ -384,7 +384,33 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
         .await
         .expect("lease")
         .into_inner();
-    assert!(none.jobs.is_empty() && none.retry_after_ms > 0);
+    assert!(none.jobs.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_waiting_for_work_gets_a_job_submitted_meanwhile() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let start = std::time::Instant::now();
+    let waiting = tokio::spawn(async move {
+        w.lease(v1::LeaseRequest {
+            worker: "a".into(),
+            max_jobs: 1,
+            ..Default::default()
+        })
+        .await
+        .expect("lease")
+        .into_inner()
+    });
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    submit(&mut s, empty_spec(8, true, 1_000)).await;
+    let leased = waiting.await.expect("join");
+    assert_eq!(
+        leased.jobs.len(),
+        1,
+        "woken by the submit, not answered empty"
+    );
+    assert!(start.elapsed() >= std::time::Duration::from_millis(100));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -342,6 +342,8 @@ impl Coordinator {
         if !req.error.is_empty() {
             warn!(job = r.job, worker = %req.worker, error = %req.error, "job failed");
         }
+        drop(st);
+        self.work_may_be_free();
         Ok(v1::ReportResponse { applied })
     }
 
@@ -459,6 +461,8 @@ impl Coordinator {
                 info!(job, worker = %req.worker, "job abandoned");
             }
         }
+        drop(st);
+        self.work_may_be_free();
         Ok(v1::AbandonResponse {})
     }
 
@@ -499,6 +503,10 @@ impl Coordinator {
         }
         self.write(batch)?;
         metrics::counter!("solver_leases_expired_total").increment(due.len() as u64);
+        drop(st);
+        if !due.is_empty() {
+            self.work_may_be_free();
+        }
         Ok(due.len())
     }
 }

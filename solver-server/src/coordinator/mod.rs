@@ -77,6 +77,9 @@ pub struct Coordinator {
     state: Mutex<State>,
     store: Arc<dyn Store>,
     config: CoordinatorConfig,
+    /// Woken when leaves may have become free (a submit, a report, an abandon, an expiry):
+    /// leases waiting for work ([`Coordinator::lease_or_wait`]) try again.
+    work: tokio::sync::Notify,
 }
 
 /// Everything the lock protects.
@@ -235,6 +238,38 @@ impl ProblemState {
 }
 
 impl Coordinator {
+    /// `Work.Lease` held open: when no leaf is free, waits up to the configured retry interval
+    /// for one to become free (a submit, a report, an abandon, an expiry) and tries again, so a
+    /// worker gets new work at once instead of at its next poll. With still nothing, the answer
+    /// tells the worker to ask again at once (`retry_after_ms` 0).
+    ///
+    /// # Errors
+    /// As [`Coordinator::lease`].
+    pub async fn lease_or_wait(&self, req: v1::LeaseRequest) -> Result<v1::LeaseResponse, Error> {
+        let deadline = Instant::now() + self.config.retry_after;
+        loop {
+            // Registered before the attempt, so a wake-up between the two is not lost.
+            let notified = self.work.notified();
+            tokio::pin!(notified);
+            notified.as_mut().enable();
+            let resp = self.lease(req.clone())?;
+            if !resp.jobs.is_empty() {
+                return Ok(resp);
+            }
+            tokio::select! {
+                () = notified => {}
+                () = tokio::time::sleep_until(deadline) => {
+                    return Ok(v1::LeaseResponse { retry_after_ms: 0, ..resp });
+                }
+            }
+        }
+    }
+
+    /// Wakes the leases waiting for work.
+    fn work_may_be_free(&self) {
+        self.work.notify_waiters();
+    }
+
     /// Opens the coordinator on `store`, reloading every problem and the DAG of every running
     /// one. Leases do not survive: every leaf is free to lease again.
     ///
@@ -246,6 +281,7 @@ impl Coordinator {
             state: Mutex::new(state),
             store,
             config,
+            work: tokio::sync::Notify::new(),
         };
         coordinator.settle_loaded()?;
         Ok(coordinator)

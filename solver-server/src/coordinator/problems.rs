@@ -164,6 +164,8 @@ impl Coordinator {
         }
         info!(problem = id, root = %pack_hex(&root), "problem submitted");
         metrics::counter!("solver_problems_submitted_total").increment(1);
+        drop(st);
+        self.work_may_be_free();
         Ok(v1::SubmitResponse {
             problem_id: id.to_string(),
             created: true,

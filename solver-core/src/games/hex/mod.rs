@@ -9,6 +9,8 @@
 //! - [`reference`]: the seed's plain mustplay / winset search `win_move`, kept as a reference.
 //! - [`solver`]: the fast solver (dead-cell fill-in, bridge virtual connections, transposition
 //!   table, move ordering, node / time budget).
+//! - [`pns`]: Hex as a game of the generic proof-number search ([`crate::pns`]) over the same
+//!   mustplay, with [`pns::solve_pns`].
 //! - `dead`, `vc`: the sound reductions the solver uses, each with its proof.
 //!
 //! # Example
@@ -27,6 +29,7 @@
 pub mod board;
 mod dead;
 mod geometry;
+pub mod pns;
 pub mod reference;
 pub mod solver;
 mod vc;

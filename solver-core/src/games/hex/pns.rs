@@ -1,0 +1,558 @@
+//! Hex as a [`pns::Game`]: proof-number search over the mustplay of the side to move.
+//!
+//! A node is a position (two bitboards and the side to move); the OR player is the side to move
+//! at the root. Every position is simplified before it enters the search, with the same sound
+//! knowledge as the alpha-beta solver ([`super::solver`]):
+//! 1. dead-cell fill-in ([`super::dead`]), which never changes the value;
+//! 2. a connected side has won;
+//! 3. the side to move wins when it has a one-move win;
+//! 4. it loses against two different one-move wins of the opponent (one stone blocks one);
+//!    against exactly one, its mustplay is that cell;
+//! 5. it wins with a virtual connection or semi-connection of its own ([`super::vc`]) and loses
+//!    against a virtual connection of the opponent; an opponent semi-connection restricts the
+//!    mustplay to its carrier.
+//!
+//! When a node is expanded its mustplay is refined further: for each cell `x` of it, a
+//! semi-connection of the opponent whose carrier avoids `x` shows that `x` does not stop the
+//! opponent (it still completes that semi-connection), so the mustplay is intersected with that
+//! carrier; an opponent virtual connection avoiding `x` is a virtual connection of the position
+//! and empties the mustplay (the side to move loses). The children are the mustplay moves, one per
+//! position up to the 180-degree rotation.
+//!
+//! Transposition key: the simplified position up to the 180-degree rotation
+//! `(r, c) -> (n-1-r, n-1-c)`, which keeps both players' goals. Leaf estimate (optional,
+//! [`Estimate::Mustplay`]): the side to move needs one good move but the other side must refute
+//! every mustplay move, so an OR leaf gets `(1, m)` and an AND leaf `(m, 1)`, `m` the size of its
+//! mustplay after simplification.
+
+use super::board::{Board, Cell, Color};
+use super::dead::fill_dead;
+use super::geometry::Geometry;
+use super::vc;
+use crate::pns::{self, Limits, NodeType, Number, Outcome, Search, Stats, Value};
+
+/// How new leaves are initialised.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Estimate {
+    /// `(1, 1)` for every leaf: plain proof-number search.
+    Unit,
+    /// `(1, m)` for an OR leaf, `(m, 1)` for an AND leaf, `m` = the leaf's mustplay size.
+    #[default]
+    Mustplay,
+}
+
+/// A Hex position in the proof-number search. See the module docs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HexGame {
+    n: u8,
+    black: u128,
+    white: u128,
+    to_move: Color,
+    /// The player the search tries to prove a win for (the side to move at the root).
+    prover: Color,
+    /// After [`pns::Game::simplify`]: the cells the side to move must play in (before the
+    /// refinement done at expansion).
+    mustplay: u128,
+    estimate: Estimate,
+}
+
+/// Transposition key: `(black, white, White to move)` of the canonical orientation.
+pub type Key = (u128, u128, bool);
+
+/// The rotation by 180 degrees of a bitboard of side `n`: bit `i` -> bit `n*n - 1 - i`.
+fn rotate(n: u32, x: u128) -> u128 {
+    x.reverse_bits() >> (128 - n * n)
+}
+
+/// The smaller of a position and its rotation (both colours rotate together).
+fn canonical(n: u32, black: u128, white: u128) -> (u128, u128) {
+    let rotated = (rotate(n, black), rotate(n, white));
+    rotated.min((black, white))
+}
+
+impl HexGame {
+    /// The position `board` with `to_move` to play; the search proves or disproves a win of
+    /// `to_move`.
+    pub fn new(board: &Board, to_move: Color, estimate: Estimate) -> HexGame {
+        HexGame {
+            n: board.size() as u8,
+            black: board.black(),
+            white: board.white(),
+            to_move,
+            prover: to_move,
+            mustplay: board.empty_cells(),
+            estimate,
+        }
+    }
+
+    fn geometry(&self) -> Geometry {
+        Geometry::new(self.n as usize)
+    }
+
+    /// The board (after fill-in, once simplified).
+    pub fn board(&self) -> Board {
+        Board::from_masks(self.n as usize, self.black, self.white)
+            .expect("positions of the search stay valid")
+    }
+
+    /// The side to move.
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+
+    fn stones(&self, color: Color) -> u128 {
+        match color {
+            Color::Black => self.black,
+            Color::White => self.white,
+        }
+    }
+
+    /// The value of a win of `winner`, for the prover.
+    fn won_by(&self, winner: Color) -> Value {
+        if winner == self.prover {
+            Value::Proven
+        } else {
+            Value::Disproven
+        }
+    }
+
+    /// The mustplay refined by opponent semi-connections avoiding each of its cells (module
+    /// docs). Empty when the opponent has a virtual connection.
+    fn refined_mustplay(&self, g: &Geometry) -> u128 {
+        let mut mustplay = self.mustplay;
+        if mustplay.count_ones() <= 1 {
+            return mustplay;
+        }
+        let opp = self.to_move.opponent();
+        let stones = self.stones(opp);
+        let empty = g.full & !(self.black | self.white);
+        let mut unchecked = mustplay;
+        while unchecked != 0 {
+            let x = unchecked & unchecked.wrapping_neg();
+            unchecked &= !x;
+            if let Some(c) = vc::find(g, opp, stones, empty & !x, true) {
+                if c.key.is_none() {
+                    return 0;
+                }
+                mustplay &= c.carrier;
+                unchecked &= c.carrier;
+            }
+        }
+        mustplay
+    }
+}
+
+impl pns::Game for HexGame {
+    type Key = Key;
+    type Move = Cell;
+
+    fn node_type(&self) -> NodeType {
+        if self.to_move == self.prover {
+            NodeType::Or
+        } else {
+            NodeType::And
+        }
+    }
+
+    fn simplify(&mut self) -> Option<Value> {
+        let g = self.geometry();
+        // 1. Dead-cell fill-in.
+        let (black, white) = fill_dead(&g, self.black, self.white);
+        self.black = black;
+        self.white = white;
+        // 2. A connected side.
+        for color in [Color::Black, Color::White] {
+            if g.connects(color, self.stones(color)) {
+                self.mustplay = 0;
+                return Some(self.won_by(color));
+            }
+        }
+        let me = self.to_move;
+        let opp = me.opponent();
+        let (own, theirs) = (self.stones(me), self.stones(opp));
+        let empty = g.full & !(black | white);
+        // 3. Win at once.
+        if g.one_move_wins(me, own, empty) != 0 {
+            return Some(self.won_by(me));
+        }
+        // 4. The opponent's one-move wins.
+        let threats = g.one_move_wins(opp, theirs, empty);
+        match threats.count_ones() {
+            0 => {}
+            1 => {
+                self.mustplay = threats;
+                return None;
+            }
+            _ => return Some(self.won_by(opp)),
+        }
+        // 5. Virtual connections and semi-connections.
+        if vc::find(&g, me, own, empty, true).is_some() {
+            return Some(self.won_by(me));
+        }
+        self.mustplay = match vc::find(&g, opp, theirs, empty, true) {
+            Some(c) if c.key.is_none() => return Some(self.won_by(opp)),
+            Some(c) => c.carrier,
+            None => empty,
+        };
+        None
+    }
+
+    fn children(&self) -> Vec<(Cell, HexGame)> {
+        let g = self.geometry();
+        let n = g.n;
+        let mustplay = self.refined_mustplay(&g);
+        let mut seen: Vec<(u128, u128)> = Vec::new();
+        let mut out = Vec::new();
+        let mut rest = mustplay;
+        while rest != 0 {
+            let i = rest.trailing_zeros();
+            rest &= rest - 1;
+            let bit = 1u128 << i;
+            let mut child = *self;
+            match self.to_move {
+                Color::Black => child.black |= bit,
+                Color::White => child.white |= bit,
+            }
+            child.to_move = self.to_move.opponent();
+            child.mustplay = g.full & !(child.black | child.white);
+            let key = canonical(n, child.black, child.white);
+            if seen.contains(&key) {
+                continue;
+            }
+            seen.push(key);
+            out.push((Cell::from_index(i, n as usize), child));
+        }
+        out
+    }
+
+    fn key(&self) -> Key {
+        let (black, white) = canonical(self.n as u32, self.black, self.white);
+        (black, white, self.to_move == Color::White)
+    }
+
+    fn estimate(&self) -> (Number, Number) {
+        match self.estimate {
+            Estimate::Unit => (1, 1),
+            Estimate::Mustplay => {
+                let m = Number::from(self.mustplay.count_ones().max(1));
+                match self.node_type() {
+                    NodeType::Or => (1, m),
+                    NodeType::And => (m, 1),
+                }
+            }
+        }
+    }
+}
+
+/// What [`solve_pns`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PnsOutcome {
+    /// The position is solved.
+    Solved {
+        /// The side that wins with perfect play.
+        winner: Color,
+        /// One winning move of the side to move when it wins (none on a connected board).
+        winning_move: Option<Cell>,
+        /// Search counters (summed over the searches run).
+        stats: Stats,
+    },
+    /// A budget ran out: the root's proof and disproof numbers then.
+    Unknown {
+        /// Root proof number.
+        pn: Number,
+        /// Root disproof number.
+        dn: Number,
+        /// Search counters.
+        stats: Stats,
+    },
+}
+
+impl PnsOutcome {
+    /// The counters of the search.
+    pub fn stats(&self) -> Stats {
+        match self {
+            PnsOutcome::Solved { stats, .. } | PnsOutcome::Unknown { stats, .. } => *stats,
+        }
+    }
+}
+
+fn add_stats(a: Stats, b: Stats) -> Stats {
+    Stats {
+        nodes_created: a.nodes_created + b.nodes_created,
+        nodes_expanded: a.nodes_expanded + b.nodes_expanded,
+        tt_hits: a.tt_hits + b.tt_hits,
+        elapsed: a.elapsed + b.elapsed,
+        peak_nodes: a.peak_nodes.max(b.peak_nodes),
+        peak_bytes: a.peak_bytes.max(b.peak_bytes),
+        gc_runs: a.gc_runs + b.gc_runs,
+        nodes_freed: a.nodes_freed + b.nodes_freed,
+    }
+}
+
+/// Solves `board` with `to_move` to play by proof-number search with the [`Estimate::Mustplay`]
+/// leaf estimate: the winner and, when `to_move` wins, one winning move.
+pub fn solve_pns(board: &Board, to_move: Color, limits: &Limits) -> PnsOutcome {
+    solve_pns_with(board, to_move, limits, Estimate::Mustplay)
+}
+
+/// [`solve_pns`] with a chosen leaf estimate.
+pub fn solve_pns_with(
+    board: &Board,
+    to_move: Color,
+    limits: &Limits,
+    estimate: Estimate,
+) -> PnsOutcome {
+    let n = board.size();
+    if let Some(winner) = board.winner() {
+        return PnsOutcome::Solved {
+            winner,
+            winning_move: None,
+            stats: Stats::default(),
+        };
+    }
+    let root = HexGame::new(board, to_move, estimate);
+    let mut search = Search::new(root);
+    let (pn, dn) = match search.run(limits) {
+        Outcome::Solved(Value::Disproven) => {
+            return PnsOutcome::Solved {
+                winner: to_move.opponent(),
+                winning_move: None,
+                stats: search.stats(),
+            };
+        }
+        Outcome::Solved(Value::Proven) => (0, pns::INFINITY),
+        Outcome::Unknown { pn, dn } => {
+            return PnsOutcome::Unknown {
+                pn,
+                dn,
+                stats: search.stats(),
+            };
+        }
+    };
+    debug_assert_eq!((pn, dn), (0, pns::INFINITY));
+    if let Some(c) = search
+        .root_children()
+        .iter()
+        .find(|c| c.value == Some(Value::Proven))
+    {
+        return PnsOutcome::Solved {
+            winner: to_move,
+            winning_move: Some(c.mv),
+            stats: search.stats(),
+        };
+    }
+    // The root was decided by simplification: find a move whose position is still a win, in
+    // the same DAG (every empty cell of the original board is a legal move).
+    let mut stats = search.stats();
+    let mut empty = board.empty_cells();
+    while empty != 0 {
+        let i = empty.trailing_zeros();
+        empty &= empty - 1;
+        let cell = Cell::from_index(i, n);
+        let after = board.play(cell, to_move).expect("an empty cell");
+        let mut child = HexGame::new(&after, to_move.opponent(), estimate);
+        child.prover = to_move;
+        search.set_root(child);
+        let before = search.stats();
+        let outcome = search.run(limits);
+        stats = add_stats(stats, sub_stats(search.stats(), before));
+        match outcome {
+            Outcome::Solved(Value::Proven) => {
+                return PnsOutcome::Solved {
+                    winner: to_move,
+                    winning_move: Some(cell),
+                    stats,
+                };
+            }
+            Outcome::Solved(Value::Disproven) => {}
+            Outcome::Unknown { pn, dn } => return PnsOutcome::Unknown { pn, dn, stats },
+        }
+    }
+    unreachable!("a won position has a winning move")
+}
+
+fn sub_stats(a: Stats, b: Stats) -> Stats {
+    Stats {
+        nodes_created: a.nodes_created - b.nodes_created,
+        nodes_expanded: a.nodes_expanded - b.nodes_expanded,
+        tt_hits: a.tt_hits - b.tt_hits,
+        elapsed: a.elapsed.saturating_sub(b.elapsed),
+        peak_nodes: a.peak_nodes,
+        peak_bytes: a.peak_bytes,
+        gc_runs: a.gc_runs - b.gc_runs,
+        nodes_freed: a.nodes_freed - b.nodes_freed,
+    }
+}
+
+/// Every winning move of `to_move` on `board` (row by row), each opening proved or disproved
+/// by proof-number search in one shared DAG; `None` when a budget runs out. Also returns the
+/// search counters.
+pub fn winning_moves_pns(
+    board: &Board,
+    to_move: Color,
+    limits: &Limits,
+    estimate: Estimate,
+) -> (Option<Vec<Cell>>, Stats) {
+    let n = board.size();
+    let mut search: Option<Search<HexGame>> = None;
+    let mut wins = Vec::new();
+    let mut empty = board.empty_cells();
+    while empty != 0 {
+        let i = empty.trailing_zeros();
+        empty &= empty - 1;
+        let cell = Cell::from_index(i, n);
+        let after = board.play(cell, to_move).expect("an empty cell");
+        if after.is_connected(to_move) {
+            wins.push(cell);
+            continue;
+        }
+        let mut child = HexGame::new(&after, to_move.opponent(), estimate);
+        child.prover = to_move;
+        let s = match search.as_mut() {
+            Some(s) => {
+                s.set_root(child);
+                s
+            }
+            None => search.insert(Search::new(child)),
+        };
+        match s.run(limits) {
+            Outcome::Solved(Value::Proven) => wins.push(cell),
+            Outcome::Solved(Value::Disproven) => {}
+            Outcome::Unknown { .. } => return (None, s.stats()),
+        }
+    }
+    let stats = search.map(|s| s.stats()).unwrap_or_default();
+    (Some(wins), stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::games::hex::reference;
+
+    /// A small xorshift generator: deterministic random positions without a dependency.
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// A random position of side `n` with nobody connected, and a random side to move.
+    fn random_position(rng: &mut Rng, n: usize) -> (Board, Color) {
+        loop {
+            let stones = (rng.next() % (n * n) as u64) as usize;
+            let mut board = Board::empty(n).expect("valid");
+            for _ in 0..stones {
+                let i = (rng.next() % (n * n) as u64) as u32;
+                let color = if rng.next() & 1 == 0 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                if let Ok(b) = board.play(Cell::from_index(i, n), color) {
+                    board = b;
+                }
+            }
+            let to_move = if rng.next() & 1 == 0 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            if board.winner().is_none() {
+                return (board, to_move);
+            }
+        }
+    }
+
+    fn solved(board: &Board, to_move: Color, estimate: Estimate) -> (Color, Option<Cell>) {
+        match solve_pns_with(board, to_move, &Limits::default(), estimate) {
+            PnsOutcome::Solved {
+                winner,
+                winning_move,
+                ..
+            } => (winner, winning_move),
+            PnsOutcome::Unknown { .. } => panic!("no budget was set"),
+        }
+    }
+
+    /// The winner agrees with the reference search, and a claimed winning move really wins
+    /// (the reference says the opponent loses after it).
+    fn check(board: &Board, to_move: Color, estimate: Estimate) {
+        let (winner, mv) = solved(board, to_move, estimate);
+        let want = reference::win_move(board, to_move).winner;
+        assert_eq!(winner, want, "{:?} to move\n{}", to_move, board.draw(&[]));
+        if winner == to_move {
+            let mv = mv.expect("a winning move");
+            let after = board.play(mv, to_move).expect("the move is legal");
+            let ok = after.is_connected(to_move)
+                || reference::win_move(&after, to_move.opponent()).winner == to_move;
+            assert!(ok, "{mv} does not win\n{}", board.draw(&[mv]));
+        } else {
+            assert_eq!(mv, None);
+        }
+    }
+
+    #[test]
+    fn empty_boards_up_to_four_are_first_player_wins() {
+        for n in 1..=4 {
+            for estimate in [Estimate::Unit, Estimate::Mustplay] {
+                check(&Board::empty(n).expect("valid"), Color::Black, estimate);
+                check(&Board::empty(n).expect("valid"), Color::White, estimate);
+            }
+        }
+    }
+
+    #[test]
+    fn random_small_positions_agree_with_the_reference() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        for k in 0..600 {
+            let n = 1 + k % 4;
+            let (board, to_move) = random_position(&mut rng, n);
+            let estimate = if k % 2 == 0 {
+                Estimate::Mustplay
+            } else {
+                Estimate::Unit
+            };
+            check(&board, to_move, estimate);
+        }
+    }
+
+    #[test]
+    fn every_opening_of_four_by_four() {
+        let board = Board::empty(4).expect("valid");
+        let (moves, _) =
+            winning_moves_pns(&board, Color::Black, &Limits::default(), Estimate::Mustplay);
+        let names: Vec<String> = moves.expect("no budget").iter().map(|c| c.name()).collect();
+        assert_eq!(names, ["d1", "c2", "b3", "a4"]);
+    }
+
+    #[test]
+    fn the_key_is_invariant_under_rotation() {
+        use crate::pns::Game;
+        let b = Board::parse(4, &["B...", "..W.", "....", "...."]).expect("valid");
+        let r = Board::parse(4, &["....", "....", ".W..", "...B"]).expect("valid");
+        let k1 = HexGame::new(&b, Color::White, Estimate::Unit).key();
+        let k2 = HexGame::new(&r, Color::White, Estimate::Unit).key();
+        assert_eq!(k1, k2);
+    }
+
+    #[test]
+    fn a_budget_gives_unknown() {
+        let board = Board::empty(5).expect("valid");
+        let limits = Limits {
+            max_nodes: Some(3),
+            ..Limits::default()
+        };
+        // 5x5 is decided in a few nodes or stops at the budget: either way no panic, and a
+        // solved answer names B.
+        match solve_pns(&board, Color::Black, &limits) {
+            PnsOutcome::Solved { winner, .. } => assert_eq!(winner, Color::Black),
+            PnsOutcome::Unknown { pn, dn, .. } => assert!(pn > 0 && dn > 0),
+        }
+    }
+}

@@ -45,6 +45,10 @@ pub struct SevenBenchArgs {
     /// "unknown").
     #[arg(long)]
     pub max_nodes: Option<u64>,
+    /// Cap each direct search's table at this many MiB: above it the search frees solved and
+    /// unreachable subtrees, and stops ("unknown") when that is not enough.
+    #[arg(long)]
+    pub max_table_mb: Option<usize>,
 }
 
 /// Arguments of `solver bench-coordinator`.
@@ -95,11 +99,12 @@ fn empty_board(n: u32) -> anyhow::Result<Position> {
 async fn direct(
     pos: Position,
     disabled: Vec<Technique>,
-    max_nodes: Option<u64>,
+    args: &SevenBenchArgs,
 ) -> anyhow::Result<(SolveReport, Option<u64>)> {
     reset_peak_rss();
     let limits = Limits {
-        max_nodes,
+        max_nodes: args.max_nodes,
+        max_bytes: args.max_table_mb.map(|m| m.saturating_mul(1024 * 1024)),
         ..Limits::default()
     };
     let report = tokio::task::spawn_blocking(move || solve(pos, &disabled, &limits, false))
@@ -139,7 +144,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     );
     let mut signature: u64 = 0;
     for (&n, &pos) in ns.iter().zip(&positions) {
-        let (r, rss) = direct(pos, Vec::new(), args.max_nodes).await?;
+        let (r, rss) = direct(pos, Vec::new(), &args).await?;
         let secs = r.stats.elapsed.as_secs_f64();
         signature += r.stats.nodes_created;
         println!(
@@ -221,7 +226,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
                 .into_iter()
                 .filter(|&d| d != Technique::MirrorTt && Some(d) != t)
                 .collect();
-            let (r, _) = direct(pos, disabled, args.max_nodes).await?;
+            let (r, _) = direct(pos, disabled, args).await?;
             let nodes = r.stats.nodes_created;
             let base = *baseline.get_or_insert(nodes);
             let paper = match (n, paper_table_ii(t)) {
@@ -239,7 +244,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
                 nodes as f64 / base as f64
             );
         }
-        let (r, _) = direct(pos, Vec::new(), args.max_nodes).await?;
+        let (r, _) = direct(pos, Vec::new(), args).await?;
         println!(
             "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}",
             "all",

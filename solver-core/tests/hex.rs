@@ -3,8 +3,10 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
+use solver_core::games::hex::pns::{Estimate, PnsOutcome, solve_pns_with};
 use solver_core::games::hex::solver::{Outcome, Solution, SolveOptions, solve};
 use solver_core::games::hex::{Board, Cell, Color, reference};
+use solver_core::pns::Limits;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/hex/");
 
@@ -115,6 +117,35 @@ fn position_records_winner_and_every_winning_move() {
         if winner == to_move {
             let m = s.winning_move.expect("a winning move").name();
             assert!(want.contains(&m), "{}: {m}", rec["id"]);
+        }
+    }
+}
+
+#[test]
+fn proof_number_search_agrees_on_every_record() {
+    let recs = records("positions.jsonl");
+    assert!(recs.len() >= 600);
+    for rec in recs {
+        let board = board_of(&rec);
+        let to_move = Color::parse(rec["to_move"].as_str().expect("to_move")).expect("B or W");
+        let winner = Color::parse(rec["winner"].as_str().expect("winner")).expect("B or W");
+        for estimate in [Estimate::Mustplay, Estimate::Unit] {
+            let PnsOutcome::Solved {
+                winner: got,
+                winning_move,
+                ..
+            } = solve_pns_with(&board, to_move, &Limits::default(), estimate)
+            else {
+                panic!("no budget was set");
+            };
+            assert_eq!(got, winner, "{} {estimate:?}", rec["id"]);
+            if winner == to_move && board.winner().is_none() {
+                let m = winning_move.expect("a winning move").name();
+                let want = rec["winning_moves"].as_array().expect("winning_moves");
+                assert!(want.iter().any(|w| w == &m), "{}: {m}", rec["id"]);
+            } else {
+                assert_eq!(winning_move, None, "{}", rec["id"]);
+            }
         }
     }
 }

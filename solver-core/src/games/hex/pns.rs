@@ -429,6 +429,7 @@ pub fn winning_moves_pns(
 mod tests {
     use super::*;
     use crate::games::hex::reference;
+    use crate::games::hex::solver::{self, SolveOptions, solve};
 
     /// A small xorshift generator: deterministic random positions without a dependency.
     struct Rng(u64);
@@ -445,7 +446,7 @@ mod tests {
     /// A random position of side `n` with nobody connected, and a random side to move.
     fn random_position(rng: &mut Rng, n: usize) -> (Board, Color) {
         loop {
-            let stones = (rng.next() % (n * n) as u64) as usize;
+            let stones = (rng.next() % (n * n / 2 + 1) as u64) as usize;
             let mut board = Board::empty(n).expect("valid");
             for _ in 0..stones {
                 let i = (rng.next() % (n * n) as u64) as u32;
@@ -469,40 +470,55 @@ mod tests {
         }
     }
 
-    fn solved(board: &Board, to_move: Color, estimate: Estimate) -> (Color, Option<Cell>) {
+    /// Winner, winning move, and whether the search expanded a node (the root was not decided
+    /// by simplification alone).
+    fn solved(board: &Board, to_move: Color, estimate: Estimate) -> (Color, Option<Cell>, bool) {
         match solve_pns_with(board, to_move, &Limits::default(), estimate) {
             PnsOutcome::Solved {
                 winner,
                 winning_move,
-                ..
-            } => (winner, winning_move),
+                stats,
+            } => (winner, winning_move, stats.nodes_expanded > 0),
             PnsOutcome::Unknown { .. } => panic!("no budget was set"),
         }
     }
 
-    /// The winner agrees with the reference search, and a claimed winning move really wins
-    /// (the reference says the opponent loses after it).
-    fn check(board: &Board, to_move: Color, estimate: Estimate) {
-        let (winner, mv) = solved(board, to_move, estimate);
-        let want = reference::win_move(board, to_move).winner;
+    /// The winner by the seed's reference search on small positions (at most 9 empty cells),
+    /// else by the alpha-beta solver.
+    fn expected(board: &Board, to_move: Color) -> Color {
+        if board.empty_cells().count_ones() <= 9 {
+            return reference::win_move(board, to_move).winner;
+        }
+        match solve(board, to_move, &SolveOptions::default()) {
+            solver::Outcome::Solved(s) => s.winner,
+            solver::Outcome::Unknown { .. } => panic!("no budget was set"),
+        }
+    }
+
+    /// The winner agrees with [`expected`], and a claimed winning move really wins (the
+    /// opponent loses after it).
+    fn check(board: &Board, to_move: Color, estimate: Estimate) -> bool {
+        let (winner, mv, searched) = solved(board, to_move, estimate);
+        let want = expected(board, to_move);
         assert_eq!(winner, want, "{:?} to move\n{}", to_move, board.draw(&[]));
         if winner == to_move {
             let mv = mv.expect("a winning move");
             let after = board.play(mv, to_move).expect("the move is legal");
-            let ok = after.is_connected(to_move)
-                || reference::win_move(&after, to_move.opponent()).winner == to_move;
+            let ok = after.is_connected(to_move) || expected(&after, to_move.opponent()) == to_move;
             assert!(ok, "{mv} does not win\n{}", board.draw(&[mv]));
         } else {
             assert_eq!(mv, None);
         }
+        searched
     }
 
     #[test]
     fn empty_boards_up_to_four_are_first_player_wins() {
         for n in 1..=4 {
             for estimate in [Estimate::Unit, Estimate::Mustplay] {
-                check(&Board::empty(n).expect("valid"), Color::Black, estimate);
-                check(&Board::empty(n).expect("valid"), Color::White, estimate);
+                for to_move in [Color::Black, Color::White] {
+                    check(&Board::empty(n).expect("valid"), to_move, estimate);
+                }
             }
         }
     }
@@ -510,7 +526,8 @@ mod tests {
     #[test]
     fn random_small_positions_agree_with_the_reference() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-        for k in 0..600 {
+        let mut searched = 0;
+        for k in 0..2000 {
             let n = 1 + k % 4;
             let (board, to_move) = random_position(&mut rng, n);
             let estimate = if k % 2 == 0 {
@@ -518,8 +535,10 @@ mod tests {
             } else {
                 Estimate::Unit
             };
-            check(&board, to_move, estimate);
+            searched += usize::from(check(&board, to_move, estimate));
         }
+        // Most positions are decided by simplification; enough of them need a real search.
+        assert!(searched >= 500, "only {searched} positions were searched");
     }
 
     #[test]

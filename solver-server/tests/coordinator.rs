@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{TestServer, channel, start_with};
+use common::{TestServer, channel, lease, start_with};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use solver_worker::job::{JobContext, run_job};
 use tokio_stream::StreamExt;
@@ -87,16 +87,7 @@ async fn work_until_done(
             return;
         }
         assert!(Instant::now() < deadline, "not solved in time");
-        let jobs = w
-            .lease(v1::LeaseRequest {
-                worker: worker.into(),
-                max_jobs: 4,
-                ..Default::default()
-            })
-            .await
-            .expect("lease")
-            .into_inner()
-            .jobs;
+        let jobs = lease(w, worker, 4).await;
         if jobs.is_empty() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -118,16 +109,7 @@ async fn report(
 }
 
 async fn lease_one(w: &mut WorkClient<Channel>, worker: &str) -> v1::Job {
-    let mut jobs = w
-        .lease(v1::LeaseRequest {
-            worker: worker.into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner()
-        .jobs;
+    let mut jobs = lease(w, worker, 1).await;
     assert_eq!(jobs.len(), 1, "a job is available");
     jobs.remove(0)
 }
@@ -199,16 +181,7 @@ async fn two_problems_at_once_share_the_workers() {
     let b = submit(&mut s, empty_spec(7, false, 500)).await;
     let c = submit(&mut s, empty_spec(4, false, 200)).await;
     // One lease call serves several problems (round-robin).
-    let jobs = w
-        .lease(v1::LeaseRequest {
-            worker: "w".into(),
-            max_jobs: 8,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner()
-        .jobs;
+    let jobs = lease(&mut w, "w", 8).await;
     let mut problems: Vec<&str> = jobs.iter().map(|j| j.problem_id.as_str()).collect();
     problems.sort();
     problems.dedup();
@@ -375,16 +348,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
         .await
         .expect_err("no result after cancel");
     assert_eq!(err.code(), Code::FailedPrecondition);
-    let none = w
-        .lease(v1::LeaseRequest {
-            worker: "a".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner();
-    assert!(none.jobs.is_empty());
+    assert!(lease(&mut w, "a", 1).await.is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -392,24 +356,11 @@ async fn a_lease_waiting_for_work_gets_a_job_submitted_meanwhile() {
     let server = start_with(|_| {}).await;
     let (mut s, mut w) = clients(&server).await;
     let start = std::time::Instant::now();
-    let waiting = tokio::spawn(async move {
-        w.lease(v1::LeaseRequest {
-            worker: "a".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner()
-    });
+    let waiting = tokio::spawn(async move { lease(&mut w, "a", 1).await });
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     submit(&mut s, empty_spec(8, true, 1_000)).await;
     let leased = waiting.await.expect("join");
-    assert_eq!(
-        leased.jobs.len(),
-        1,
-        "woken by the submit, not answered empty"
-    );
+    assert_eq!(leased.len(), 1, "woken by the submit, not answered empty");
     assert!(start.elapsed() >= std::time::Duration::from_millis(100));
 }
 

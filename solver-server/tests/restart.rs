@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{Proc, channel};
+use common::{Proc, channel, lease};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use solver_worker::job::{JobContext, run_job};
 use tonic::transport::Channel;
@@ -42,16 +42,7 @@ async fn work(
             return true;
         }
         assert!(Instant::now() < deadline, "not solved in time");
-        let leased = w
-            .lease(v1::LeaseRequest {
-                worker: "w".into(),
-                max_jobs: 2,
-                ..Default::default()
-            })
-            .await
-            .expect("lease")
-            .into_inner()
-            .jobs;
+        let leased = lease(w, "w", 2).await;
         if leased.is_empty() {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
@@ -95,16 +86,8 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         "still running after 6 jobs"
     );
     // One more lease, never reported: the crash loses it, the restart re-leases its leaf.
-    let lost = w
-        .lease(v1::LeaseRequest {
-            worker: "w".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner();
-    assert_eq!(lost.jobs.len(), 1);
+    let lost = lease(&mut w, "w", 1).await;
+    assert_eq!(lost.len(), 1);
     let before = problem(&mut s, &id).await.progress.expect("progress");
     assert!(before.dag_nodes > 1);
     server.signal("KILL");
@@ -140,22 +123,14 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         (id.as_str(), false)
     );
     // Job ids are not reused after the restart.
-    let next = w
-        .lease(v1::LeaseRequest {
-            worker: "w".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .await
-        .expect("lease")
-        .into_inner();
+    let next = lease(&mut w, "w", 1).await;
     let (old, new): (u64, u64) = (
-        lost.jobs[0].job_id.parse().expect("id"),
-        next.jobs[0].job_id.parse().expect("id"),
+        lost[0].job_id.parse().expect("id"),
+        next[0].job_id.parse().expect("id"),
     );
     assert!(new > old, "job ids go on: {new} after {old}");
     // The lost lease's late report is stale but its facts count; then finish.
-    let mut r = run_job(&lost.jobs[0], &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&lost[0], &ctx, Arc::default(), &mut None).expect("runs");
     r.worker = "w".into();
     assert!(
         !w.report(r)
@@ -164,7 +139,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
             .into_inner()
             .applied
     );
-    let mut r = run_job(&next.jobs[0], &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&next[0], &ctx, Arc::default(), &mut None).expect("runs");
     r.worker = "w".into();
     w.report(r).await.expect("report");
     assert!(work(&mut s, &mut w, &id, usize::MAX, &ctx).await);

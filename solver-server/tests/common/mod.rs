@@ -51,6 +51,23 @@ pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> TestServer {
     }
 }
 
+/// `Work.Lease` of up to `max_jobs` jobs for `worker` (slot 0); panics on an error status.
+pub async fn lease(
+    w: &mut solver_proto::v1::work_client::WorkClient<Channel>,
+    worker: &str,
+    max_jobs: u32,
+) -> Vec<solver_proto::v1::Job> {
+    w.lease(solver_proto::v1::LeaseRequest {
+        worker: worker.into(),
+        max_jobs,
+        ..Default::default()
+    })
+    .await
+    .expect("lease")
+    .into_inner()
+    .jobs
+}
+
 pub async fn channel(addr: SocketAddr) -> Channel {
     Endpoint::from_shared(format!("http://{addr}"))
         .expect("valid URI")

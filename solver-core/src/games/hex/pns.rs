@@ -25,7 +25,7 @@
 //! every mustplay move, so an OR leaf gets `(1, m)` and an AND leaf `(m, 1)`, `m` the size of its
 //! mustplay after simplification.
 
-use super::board::{Board, Cell, Color};
+use super::board::{Board, Cell, Color, cells_of};
 use super::dead::fill_dead;
 use super::geometry::Geometry;
 use super::vc;
@@ -276,19 +276,6 @@ impl PnsOutcome {
     }
 }
 
-fn add_stats(a: Stats, b: Stats) -> Stats {
-    Stats {
-        nodes_created: a.nodes_created + b.nodes_created,
-        nodes_expanded: a.nodes_expanded + b.nodes_expanded,
-        tt_hits: a.tt_hits + b.tt_hits,
-        elapsed: a.elapsed + b.elapsed,
-        peak_nodes: a.peak_nodes.max(b.peak_nodes),
-        peak_bytes: a.peak_bytes.max(b.peak_bytes),
-        gc_runs: a.gc_runs + b.gc_runs,
-        nodes_freed: a.nodes_freed + b.nodes_freed,
-    }
-}
-
 /// Solves `board` with `to_move` to play by proof-number search with the [`Estimate::Mustplay`]
 /// leaf estimate: the winner and, when `to_move` wins, one winning move.
 pub fn solve_pns(board: &Board, to_move: Color, limits: &Limits) -> PnsOutcome {
@@ -342,46 +329,32 @@ pub fn solve_pns_with(
         };
     }
     // The root was decided by simplification: find a move whose position is still a win, in
-    // the same DAG (every empty cell of the original board is a legal move).
-    let mut stats = search.stats();
-    let mut empty = board.empty_cells();
-    while empty != 0 {
-        let i = empty.trailing_zeros();
-        empty &= empty - 1;
-        let cell = Cell::from_index(i, n);
+    // the same DAG (every empty cell of the original board is a legal move). The DAG's
+    // counters add up over its runs.
+    for cell in cells_of(board.empty_cells(), n) {
         let after = board.play(cell, to_move).expect("an empty cell");
         let mut child = HexGame::new(&after, to_move.opponent(), estimate);
         child.prover = to_move;
         search.set_root(child);
-        let before = search.stats();
-        let outcome = search.run(limits);
-        stats = add_stats(stats, sub_stats(search.stats(), before));
-        match outcome {
+        match search.run(limits) {
             Outcome::Solved(Value::Proven) => {
                 return PnsOutcome::Solved {
                     winner: to_move,
                     winning_move: Some(cell),
-                    stats,
+                    stats: search.stats(),
                 };
             }
             Outcome::Solved(Value::Disproven) => {}
-            Outcome::Unknown { pn, dn } => return PnsOutcome::Unknown { pn, dn, stats },
+            Outcome::Unknown { pn, dn } => {
+                return PnsOutcome::Unknown {
+                    pn,
+                    dn,
+                    stats: search.stats(),
+                };
+            }
         }
     }
     unreachable!("a won position has a winning move")
-}
-
-fn sub_stats(a: Stats, b: Stats) -> Stats {
-    Stats {
-        nodes_created: a.nodes_created - b.nodes_created,
-        nodes_expanded: a.nodes_expanded - b.nodes_expanded,
-        tt_hits: a.tt_hits - b.tt_hits,
-        elapsed: a.elapsed.saturating_sub(b.elapsed),
-        peak_nodes: a.peak_nodes,
-        peak_bytes: a.peak_bytes,
-        gc_runs: a.gc_runs - b.gc_runs,
-        nodes_freed: a.nodes_freed - b.nodes_freed,
-    }
 }
 
 /// Every winning move of `to_move` on `board` (row by row), each opening proved or disproved
@@ -396,11 +369,7 @@ pub fn winning_moves_pns(
     let n = board.size();
     let mut search: Option<Search<HexGame>> = None;
     let mut wins = Vec::new();
-    let mut empty = board.empty_cells();
-    while empty != 0 {
-        let i = empty.trailing_zeros();
-        empty &= empty - 1;
-        let cell = Cell::from_index(i, n);
+    for cell in cells_of(board.empty_cells(), n) {
         let after = board.play(cell, to_move).expect("an empty cell");
         if after.is_connected(to_move) {
             wins.push(cell);

@@ -14,7 +14,7 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use solver_core::games::hex::Board;
-use solver_core::games::hex::solver::Solver;
+use solver_core::games::hex::pns;
 use solver_proto::convert::hex as conv;
 use solver_proto::v1::rules_client::RulesClient;
 use solver_proto::v1::{
@@ -142,8 +142,7 @@ impl Backend {
                 let start = Instant::now();
                 let mut opts = q.options;
                 opts.deadline = Some(start + q.time_limit);
-                let mut solver = Solver::new(q.board.size(), &opts);
-                let outcome = solver.solve(&q.board, q.to_move, opts.all_moves);
+                let outcome = pns::solve(&q.board, q.to_move, &opts);
                 Ok(conv::solve_answer(&outcome, start.elapsed()))
             }
             Backend::Remote(client) => client

@@ -1,7 +1,8 @@
 //! The distributed `solver` commands, run as a user runs them: the embedded solve (coordinator
 //! and workers inside the `solver` process, RocksDB in a temporary data directory), and
 //! submit / watch / status / result / list / cancel against a real `solver-server` with a real
-//! `solver-worker`.
+//! `solver-worker`; and the win queries (`hex`, `renju`, `havannah`) answered by the server's
+//! `Rules` with `--server` exactly as in-process.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -282,4 +283,54 @@ fn ctrl_c_during_an_embedded_solve_then_a_rerun_finishes() {
     assert_eq!(v["winner"], "maker");
     assert_eq!(v["problem_id"], "1", "the rerun resumed the same problem");
     assert!(v["progress"]["jobs_done"].as_u64().expect("jobs") > 1);
+}
+
+/// The JSON lines of a successful command, without the fields that measure time.
+fn answers(o: &Output) -> Vec<serde_json::Value> {
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    stdout(o)
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
+            v.as_object_mut().expect("an object").remove("time_ms");
+            v
+        })
+        .collect()
+}
+
+#[test]
+fn win_queries_through_a_server_answer_as_in_process() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, url) = server(&dir.path().join("data"));
+    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/");
+    let commands: [&[&str]; 5] = [
+        &["hex", "check", "--jsonl", "hex/connectivity.jsonl"],
+        &[
+            "hex",
+            "solve",
+            "--all-moves",
+            "--jsonl",
+            "hex/positions.jsonl",
+        ],
+        &["renju", "check", "--jsonl", "renju/tricky.jsonl"],
+        &["renju", "map", "--jsonl", "renju/forbidden_maps.jsonl"],
+        &["havannah", "check", "--jsonl", "havannah/multi_kind.jsonl"],
+    ];
+    for args in commands {
+        let file = format!("{data}{}", args[args.len() - 1]);
+        let args = [&args[..args.len() - 1], &[file.as_str()]].concat();
+        let local = answers(&solver(&args));
+        let remote = answers(&solver(&[&args[..], &["--server", &url]].concat()));
+        assert!(!local.is_empty(), "{args:?}");
+        assert_eq!(local, remote, "{args:?}");
+    }
+    // A bad board is the server's INVALID_ARGUMENT, exit code 2, naming the field.
+    let o = solver(&["hex", "check", "B.", "...", "--server", &url]);
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("board"));
 }

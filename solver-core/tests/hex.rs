@@ -3,10 +3,9 @@
 
 use proptest::prelude::*;
 use serde_json::Value;
-use solver_core::games::hex::pns::{Estimate, PnsOutcome, solve_pns_with};
+use solver_core::games::hex::pns::{self, Estimate};
 use solver_core::games::hex::solver::{Outcome, Solution, SolveOptions, solve};
 use solver_core::games::hex::{Board, Cell, Color, reference};
-use solver_core::pns::Limits;
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/hex/");
 
@@ -129,22 +128,30 @@ fn proof_number_search_agrees_on_every_record() {
         let board = board_of(&rec);
         let to_move = Color::parse(rec["to_move"].as_str().expect("to_move")).expect("B or W");
         let winner = Color::parse(rec["winner"].as_str().expect("winner")).expect("B or W");
+        let want: Vec<&str> = rec["winning_moves"]
+            .as_array()
+            .expect("winning_moves")
+            .iter()
+            .map(|m| m.as_str().expect("a cell name"))
+            .collect();
         for estimate in [Estimate::Mustplay, Estimate::Unit] {
-            let PnsOutcome::Solved {
-                winner: got,
-                winning_move,
-                ..
-            } = solve_pns_with(&board, to_move, &Limits::default(), estimate)
-            else {
+            let opts = SolveOptions {
+                all_moves: true,
+                ..SolveOptions::default()
+            };
+            let Outcome::Solved(s) = pns::solve_with(&board, to_move, &opts, estimate) else {
                 panic!("no budget was set");
             };
-            assert_eq!(got, winner, "{} {estimate:?}", rec["id"]);
-            if winner == to_move && board.winner().is_none() {
-                let m = winning_move.expect("a winning move").name();
-                let want = rec["winning_moves"].as_array().expect("winning_moves");
-                assert!(want.iter().any(|w| w == &m), "{}: {m}", rec["id"]);
-            } else {
-                assert_eq!(winning_move, None, "{}", rec["id"]);
+            assert_eq!(s.winner, winner, "{} {estimate:?}", rec["id"]);
+            assert_eq!(
+                names(s.winning_moves.as_deref().expect("asked")),
+                want,
+                "{} {estimate:?}",
+                rec["id"]
+            );
+            match s.winning_move {
+                Some(m) => assert!(want.contains(&m.name().as_str()), "{}: {m}", rec["id"]),
+                None => assert!(winner != to_move || board.winner().is_some()),
             }
         }
     }
@@ -281,6 +288,18 @@ proptest! {
     #[test]
     fn fast_solver_agrees_with_reference((board, to_move) in arb_position()) {
         let s = solved(&board, to_move);
+        let r = reference::win_move(&board, to_move);
+        prop_assert_eq!(s.winner, r.winner);
+        prop_assert_eq!(s.winning_moves.clone().expect("asked"), reference::winning_moves(&board, to_move));
+        carrier_holds(&board, to_move, &s);
+    }
+
+    #[test]
+    fn proof_number_solver_agrees_with_reference((board, to_move) in arb_position()) {
+        let opts = SolveOptions { all_moves: true, ..SolveOptions::default() };
+        let Outcome::Solved(s) = pns::solve(&board, to_move, &opts) else {
+            panic!("no budget was set");
+        };
         let r = reference::win_move(&board, to_move);
         prop_assert_eq!(s.winner, r.winner);
         prop_assert_eq!(s.winning_moves.clone().expect("asked"), reference::winning_moves(&board, to_move));

@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use solver_core::games::hex::solver::Solver;
+use solver_core::games::hex::pns;
 use solver_proto::convert::hex as conv;
 use solver_proto::v1::{
     CheckHexWinRequest, CheckHexWinResponse, SolveHexRequest, SolveHexResponse,
@@ -25,8 +25,7 @@ pub async fn solve(req: SolveHexRequest) -> Result<SolveHexResponse, Error> {
         let start = Instant::now();
         let mut opts = q.options;
         opts.deadline = Some(start + q.time_limit);
-        let mut solver = Solver::new(q.board.size(), &opts);
-        let outcome = solver.solve(&q.board, q.to_move, opts.all_moves);
+        let outcome = pns::solve(&q.board, q.to_move, &opts);
         conv::solve_answer(&outcome, start.elapsed())
     })
     .await

@@ -28,8 +28,9 @@
 use super::board::{Board, Cell, Color, cells_of};
 use super::dead::fill_dead;
 use super::geometry::Geometry;
+use super::solver::{self, SolveOptions, Solver, Winners};
 use super::vc;
-use crate::pns::{self, Limits, NodeType, Number, Outcome, Search, Stats, Value};
+use crate::pns::{self, Limits, NodeType, Number, Outcome, Search, Value};
 
 /// How new leaves are initialised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -244,211 +245,172 @@ impl pns::Game for HexGame {
     }
 }
 
-/// What [`solve_pns`] found.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PnsOutcome {
-    /// The position is solved.
-    Solved {
-        /// The side that wins with perfect play.
-        winner: Color,
-        /// One winning move of the side to move when it wins (none on a connected board).
-        winning_move: Option<Cell>,
-        /// Search counters (summed over the searches run).
-        stats: Stats,
-    },
-    /// A budget ran out: the root's proof and disproof numbers then.
-    Unknown {
-        /// Root proof number.
-        pn: Number,
-        /// Root disproof number.
-        dn: Number,
-        /// Search counters.
-        stats: Stats,
-    },
+/// Default cap on the DAG of [`solve`]'s proof-number search: 1 GiB (of
+/// [`Search::approx_bytes`]). Past it the search drops solved subtrees, and stops with
+/// "unknown" when the unsolved part alone is too large.
+pub const DEFAULT_MAX_BYTES: usize = 1 << 30;
+
+/// Transposition table of the carrier pass of [`solve`]: `2^18` entries of 64 bytes (16 MiB).
+/// That search follows the proof, so it visits few positions.
+const CARRIER_TT_BITS: u32 = 18;
+
+/// Solves `board` with `to_move` to play (spec `hex.md`, "Solving") with the
+/// [`Estimate::Mustplay`] leaf estimate. See [`solve_with`].
+pub fn solve(board: &Board, to_move: Color, opts: &SolveOptions) -> solver::Outcome {
+    solve_with(board, to_move, opts, Estimate::Mustplay)
 }
 
-impl PnsOutcome {
-    /// The counters of the search.
-    pub fn stats(&self) -> Stats {
-        match self {
-            PnsOutcome::Solved { stats, .. } | PnsOutcome::Unknown { stats, .. } => *stats,
-        }
-    }
-}
-
-/// Solves `board` with `to_move` to play by proof-number search with the [`Estimate::Mustplay`]
-/// leaf estimate: the winner and, when `to_move` wins, one winning move.
-pub fn solve_pns(board: &Board, to_move: Color, limits: &Limits) -> PnsOutcome {
-    solve_pns_with(board, to_move, limits, Estimate::Mustplay)
-}
-
-/// [`solve_pns`] with a chosen leaf estimate.
-pub fn solve_pns_with(
+/// Solves `board` in two passes:
+/// 1. proof-number search decides the position (with [`SolveOptions::all_moves`], every move of
+///    `to_move` in turn, in one shared DAG: the complete list of winning moves);
+/// 2. the alpha-beta winset search of [`solver`], ordered by the first pass's solved positions
+///    ([`Solver::set_winners`]), follows the proof and returns the winner's carrier with a
+///    winning move. It is sound on its own: the first pass only makes it cheap.
+///
+/// `opts.max_nodes` bounds both passes together (DAG nodes created plus search nodes) and
+/// `opts.deadline` both; `opts.max_bytes` caps the DAG ([`DEFAULT_MAX_BYTES`] when `None`) and
+/// `opts.tt_bits` the second pass's table (16 MiB when `None`). [`solver::Solution::nodes`]
+/// counts both passes.
+pub fn solve_with(
     board: &Board,
     to_move: Color,
-    limits: &Limits,
+    opts: &SolveOptions,
     estimate: Estimate,
-) -> PnsOutcome {
-    let n = board.size();
-    if let Some(winner) = board.winner() {
-        return PnsOutcome::Solved {
-            winner,
-            winning_move: None,
-            stats: Stats::default(),
-        };
-    }
-    let root = HexGame::new(board, to_move, estimate);
-    let mut search = Search::new(root);
-    let (pn, dn) = match search.run(limits) {
-        Outcome::Solved(Value::Disproven) => {
-            return PnsOutcome::Solved {
-                winner: to_move.opponent(),
-                winning_move: None,
-                stats: search.stats(),
-            };
-        }
-        Outcome::Solved(Value::Proven) => (0, pns::INFINITY),
-        Outcome::Unknown { pn, dn } => {
-            return PnsOutcome::Unknown {
-                pn,
-                dn,
-                stats: search.stats(),
-            };
+) -> solver::Outcome {
+    let limits = Limits {
+        max_nodes: opts.max_nodes,
+        deadline: opts.deadline,
+        max_bytes: Some(opts.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)),
+        cancel: None,
+    };
+    let (winners, winning_moves, proof_nodes) = if board.winner().is_some() {
+        (Winners::default(), Vec::new(), 0)
+    } else {
+        match prove(board, to_move, &limits, estimate, opts.all_moves) {
+            Ok(proof) => proof,
+            Err(nodes) => return solver::Outcome::Unknown { nodes },
         }
     };
-    debug_assert_eq!((pn, dn), (0, pns::INFINITY));
-    if let Some(c) = search
-        .root_children()
-        .iter()
-        .find(|c| c.value == Some(Value::Proven))
-    {
-        return PnsOutcome::Solved {
-            winner: to_move,
-            winning_move: Some(c.mv),
-            stats: search.stats(),
-        };
-    }
-    // The root was decided by simplification: find a move whose position is still a win, in
-    // the same DAG (every empty cell of the original board is a legal move). The DAG's
-    // counters add up over its runs.
-    for cell in cells_of(board.empty_cells(), n) {
-        let after = board.play(cell, to_move).expect("an empty cell");
-        let mut child = HexGame::new(&after, to_move.opponent(), estimate);
-        child.prover = to_move;
-        search.set_root(child);
-        match search.run(limits) {
-            Outcome::Solved(Value::Proven) => {
-                return PnsOutcome::Solved {
-                    winner: to_move,
-                    winning_move: Some(cell),
-                    stats: search.stats(),
-                };
+    let carrier_opts = SolveOptions {
+        all_moves: false,
+        max_nodes: opts.max_nodes.map(|m| m.saturating_sub(proof_nodes)),
+        deadline: opts.deadline,
+        tt_bits: Some(opts.tt_bits.unwrap_or(CARRIER_TT_BITS)),
+        max_bytes: None,
+    };
+    let mut search = Solver::new(board.size(), &carrier_opts);
+    search.set_winners(winners);
+    match search.solve(board, to_move, false) {
+        solver::Outcome::Solved(mut s) => {
+            s.nodes += proof_nodes;
+            if opts.all_moves {
+                debug_assert_eq!(winning_moves.is_empty(), s.winner != to_move);
+                s.winning_moves = Some(winning_moves);
             }
-            Outcome::Solved(Value::Disproven) => {}
-            Outcome::Unknown { pn, dn } => {
-                return PnsOutcome::Unknown {
-                    pn,
-                    dn,
-                    stats: search.stats(),
-                };
-            }
+            solver::Outcome::Solved(s)
         }
+        solver::Outcome::Unknown { nodes } => solver::Outcome::Unknown {
+            nodes: nodes + proof_nodes,
+        },
     }
-    unreachable!("a won position has a winning move")
 }
 
-/// Every winning move of `to_move` on `board` (row by row), each opening proved or disproved
-/// by proof-number search in one shared DAG; `None` when a budget runs out. Also returns the
-/// search counters.
-pub fn winning_moves_pns(
+/// The first pass of [`solve_with`]: the winner of every position the search solved, the
+/// winning moves of `to_move` (only with `all_moves`, row by row) and the DAG nodes created;
+/// `Err(nodes)` when a budget ran out.
+fn prove(
     board: &Board,
     to_move: Color,
     limits: &Limits,
     estimate: Estimate,
-) -> (Option<Vec<Cell>>, Stats) {
-    let n = board.size();
+    all_moves: bool,
+) -> Result<(Winners, Vec<Cell>, u64), u64> {
     let mut search: Option<Search<HexGame>> = None;
     let mut wins = Vec::new();
-    for cell in cells_of(board.empty_cells(), n) {
-        let after = board.play(cell, to_move).expect("an empty cell");
-        if after.is_connected(to_move) {
-            wins.push(cell);
-            continue;
-        }
-        let mut child = HexGame::new(&after, to_move.opponent(), estimate);
-        child.prover = to_move;
+    let roots = if all_moves {
+        cells_of(board.empty_cells(), board.size())
+            .into_iter()
+            .map(Some)
+            .collect()
+    } else {
+        vec![None]
+    };
+    for cell in roots {
+        let root = match cell {
+            None => HexGame::new(board, to_move, estimate),
+            Some(cell) => {
+                let after = board.play(cell, to_move).expect("an empty cell");
+                if after.is_connected(to_move) {
+                    wins.push(cell);
+                    continue;
+                }
+                HexGame {
+                    prover: to_move,
+                    ..HexGame::new(&after, to_move.opponent(), estimate)
+                }
+            }
+        };
         let s = match search.as_mut() {
             Some(s) => {
-                s.set_root(child);
+                s.set_root(root);
                 s
             }
-            None => search.insert(Search::new(child)),
+            None => search.insert(Search::new(root)),
         };
         match s.run(limits) {
-            Outcome::Solved(Value::Proven) => wins.push(cell),
+            Outcome::Solved(Value::Proven) => wins.extend(cell),
             Outcome::Solved(Value::Disproven) => {}
-            Outcome::Unknown { .. } => return (None, s.stats()),
+            Outcome::Unknown { .. } => return Err(s.stats().nodes_created),
         }
     }
-    let stats = search.map(|s| s.stats()).unwrap_or_default();
-    (Some(wins), stats)
+    let Some(search) = search else {
+        return Ok((Winners::default(), wins, 0));
+    };
+    let winners = search
+        .solved()
+        .map(|(key, value)| {
+            let winner = match value {
+                Value::Proven => to_move,
+                Value::Disproven => to_move.opponent(),
+            };
+            (key, winner)
+        })
+        .collect();
+    Ok((winners, wins, search.stats().nodes_created))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::games::hex::reference;
-    use crate::games::hex::solver::{self, SolveOptions, solve};
-
-    /// A small xorshift generator: deterministic random positions without a dependency.
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-    }
+    use crate::games::hex::solver::Outcome::Solved;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     /// A random position of side `n` with nobody connected, and a random side to move.
-    fn random_position(rng: &mut Rng, n: usize) -> (Board, Color) {
+    fn random_position(rng: &mut StdRng, n: usize) -> (Board, Color) {
+        let color = |black: bool| if black { Color::Black } else { Color::White };
         loop {
-            let stones = (rng.next() % (n * n / 2 + 1) as u64) as usize;
+            let stones = rng.random_range(0..=n * n / 2);
             let mut board = Board::empty(n).expect("valid");
             for _ in 0..stones {
-                let i = (rng.next() % (n * n) as u64) as u32;
-                let color = if rng.next() & 1 == 0 {
-                    Color::Black
-                } else {
-                    Color::White
-                };
-                if let Ok(b) = board.play(Cell::from_index(i, n), color) {
+                let i = rng.random_range(0..n * n) as u32;
+                if let Ok(b) = board.play(Cell::from_index(i, n), color(rng.random())) {
                     board = b;
                 }
             }
-            let to_move = if rng.next() & 1 == 0 {
-                Color::Black
-            } else {
-                Color::White
-            };
+            let to_move = color(rng.random());
             if board.winner().is_none() {
                 return (board, to_move);
             }
         }
     }
 
-    /// Winner, winning move, and whether the search expanded a node (the root was not decided
-    /// by simplification alone).
-    fn solved(board: &Board, to_move: Color, estimate: Estimate) -> (Color, Option<Cell>, bool) {
-        match solve_pns_with(board, to_move, &Limits::default(), estimate) {
-            PnsOutcome::Solved {
-                winner,
-                winning_move,
-                stats,
-            } => (winner, winning_move, stats.nodes_expanded > 0),
-            PnsOutcome::Unknown { .. } => panic!("no budget was set"),
+    /// The solution of [`solve_with`] without a budget.
+    fn solved(board: &Board, to_move: Color, estimate: Estimate) -> solver::Solution {
+        match solve_with(board, to_move, &SolveOptions::default(), estimate) {
+            solver::Outcome::Solved(s) => s,
+            solver::Outcome::Unknown { .. } => panic!("no budget was set"),
         }
     }
 
@@ -458,27 +420,45 @@ mod tests {
         if board.empty_cells().count_ones() <= 9 {
             return reference::win_move(board, to_move).winner;
         }
-        match solve(board, to_move, &SolveOptions::default()) {
+        match solver::solve(board, to_move, &SolveOptions::default()) {
             solver::Outcome::Solved(s) => s.winner,
             solver::Outcome::Unknown { .. } => panic!("no budget was set"),
         }
     }
 
-    /// The winner agrees with [`expected`], and a claimed winning move really wins (the
-    /// opponent loses after it).
+    /// The winner agrees with [`expected`], a claimed winning move really wins (the opponent
+    /// loses after it), and the winner still wins with every empty cell outside its carrier
+    /// given to the loser. Returns whether the proof-number search had to expand the root
+    /// (simplification did not decide it).
     fn check(board: &Board, to_move: Color, estimate: Estimate) -> bool {
-        let (winner, mv, searched) = solved(board, to_move, estimate);
+        let s = solved(board, to_move, estimate);
         let want = expected(board, to_move);
-        assert_eq!(winner, want, "{:?} to move\n{}", to_move, board.draw(&[]));
-        if winner == to_move {
-            let mv = mv.expect("a winning move");
+        assert_eq!(s.winner, want, "{:?} to move\n{}", to_move, board.draw(&[]));
+        if s.winner == to_move {
+            let mv = s.winning_move.expect("a winning move");
             let after = board.play(mv, to_move).expect("the move is legal");
             let ok = after.is_connected(to_move) || expected(&after, to_move.opponent()) == to_move;
             assert!(ok, "{mv} does not win\n{}", board.draw(&[mv]));
         } else {
-            assert_eq!(mv, None);
+            assert_eq!(s.winning_move, None);
         }
-        searched
+        let mut filled = *board;
+        for cell in cells_of(board.empty_cells(), board.size()) {
+            if !s.carrier.contains(&cell) {
+                filled = filled.play(cell, want.opponent()).expect("an empty cell");
+            }
+        }
+        let holds = filled
+            .winner()
+            .unwrap_or_else(|| expected(&filled, to_move));
+        assert_eq!(
+            holds,
+            want,
+            "the carrier does not hold\n{}",
+            board.draw(&s.carrier)
+        );
+        use crate::pns::Game;
+        HexGame::new(board, to_move, estimate).simplify().is_none()
     }
 
     #[test]
@@ -494,7 +474,7 @@ mod tests {
 
     #[test]
     fn random_small_positions_agree_with_the_reference() {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = StdRng::seed_from_u64(0x9E37_79B9_7F4A_7C15);
         let mut searched = 0;
         for k in 0..2000 {
             let n = 1 + k % 4;
@@ -513,9 +493,19 @@ mod tests {
     #[test]
     fn every_opening_of_four_by_four() {
         let board = Board::empty(4).expect("valid");
-        let (moves, _) =
-            winning_moves_pns(&board, Color::Black, &Limits::default(), Estimate::Mustplay);
-        let names: Vec<String> = moves.expect("no budget").iter().map(|c| c.name()).collect();
+        let opts = SolveOptions {
+            all_moves: true,
+            ..SolveOptions::default()
+        };
+        let Solved(s) = solve(&board, Color::Black, &opts) else {
+            panic!("no budget was set");
+        };
+        let names: Vec<String> = s
+            .winning_moves
+            .expect("asked")
+            .iter()
+            .map(|c| c.name())
+            .collect();
         assert_eq!(names, ["d1", "c2", "b3", "a4"]);
     }
 
@@ -532,15 +522,16 @@ mod tests {
     #[test]
     fn a_budget_gives_unknown() {
         let board = Board::empty(5).expect("valid");
-        let limits = Limits {
+        let opts = SolveOptions {
             max_nodes: Some(3),
-            ..Limits::default()
+            all_moves: true,
+            ..SolveOptions::default()
         };
-        // 5x5 is decided in a few nodes or stops at the budget: either way no panic, and a
-        // solved answer names B.
-        match solve_pns(&board, Color::Black, &limits) {
-            PnsOutcome::Solved { winner, .. } => assert_eq!(winner, Color::Black),
-            PnsOutcome::Unknown { pn, dn, .. } => assert!(pn > 0 && dn > 0),
+        match solve(&board, Color::Black, &opts) {
+            Solved(s) => panic!("solved within 3 nodes: {s:?}"),
+            // The budget is checked between expansions: one expansion (at most 25 children)
+            // may go past it.
+            solver::Outcome::Unknown { nodes } => assert!(nodes <= 3 + 25, "{nodes} nodes"),
         }
     }
 }

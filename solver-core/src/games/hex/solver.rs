@@ -20,6 +20,8 @@
 
 use std::time::Instant;
 
+use rustc_hash::FxHashMap;
+
 use super::board::{Board, Cell, Color, cells_of};
 use super::dead::fill_dead;
 use super::geometry::Geometry;
@@ -37,7 +39,15 @@ pub struct SolveOptions {
     /// The transposition table holds `2^tt_bits` entries of 64 bytes; `None` picks a size
     /// from the board side (16 KiB on 3x3 up to 256 MiB from 6x6 on).
     pub tt_bits: Option<u32>,
+    /// Cap on the proof-number search's DAG in [`super::pns::solve`], in bytes; `None` means
+    /// [`super::pns::DEFAULT_MAX_BYTES`]. Unused by this module's search.
+    pub max_bytes: Option<usize>,
 }
+
+/// Known winners of positions, by the canonical key of [`super::pns::Key`] (the dead-cell
+/// filled position up to the 180-degree rotation, and whether White is to move). The search
+/// uses them only to try a move the table says wins first; its values never depend on them.
+pub type Winners = FxHashMap<(u128, u128, bool), Color>;
 
 /// A solved position.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -100,6 +110,8 @@ pub struct Solver {
     nodes: u64,
     max_nodes: u64,
     deadline: Option<Instant>,
+    /// See [`Solver::set_winners`].
+    winners: Winners,
 }
 
 impl Solver {
@@ -131,7 +143,28 @@ impl Solver {
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
             deadline: opts.deadline,
+            winners: Winners::default(),
         }
+    }
+
+    /// Move ordering from known winners (e.g. a proof-number search's solved positions): at
+    /// every node, a move after which the table says the mover wins is tried first. Values,
+    /// carriers and soundness do not depend on the table; only the order and so the cost do.
+    pub fn set_winners(&mut self, winners: Winners) {
+        self.winners = winners;
+    }
+
+    /// Whether [`Solver::set_winners`] says `color` wins after playing `bit` on
+    /// (`own`, `opp`) (`color`'s and its opponent's stones).
+    fn known_win(&self, own: u128, opp: u128, color: Color, bit: u128) -> bool {
+        let g = &self.geometry;
+        let (b, w) = match color {
+            Color::Black => (own | bit, opp),
+            Color::White => (opp, own | bit),
+        };
+        let (b, w) = fill_dead(g, b, w);
+        let (b, w, _) = Table::canonical(g, b, w);
+        self.winners.get(&(b, w, color == Color::Black)) == Some(&color)
     }
 
     /// Search nodes visited so far.
@@ -297,8 +330,22 @@ impl Solver {
         }
         let history = &self.history;
         let rank = &self.static_rank;
-        moves[..count]
-            .sort_unstable_by_key(|&c| (std::cmp::Reverse(history[c as usize]), rank[c as usize]));
+        let known: u128 = if self.winners.is_empty() {
+            0
+        } else {
+            moves[..count]
+                .iter()
+                .map(|&c| 1u128 << c)
+                .filter(|&bit| self.known_win(own, opp, color, bit))
+                .fold(0, |acc, bit| acc | bit)
+        };
+        moves[..count].sort_unstable_by_key(|&c| {
+            (
+                known & (1u128 << c) == 0,
+                std::cmp::Reverse(history[c as usize]),
+                rank[c as usize],
+            )
+        });
         let depth_bonus = empty.count_ones() * empty.count_ones();
         for &mv in &moves[..count] {
             let bit = 1u128 << mv;

@@ -7,13 +7,17 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 use solver_core::games::seven::{Key, Rules, SevenGame, Technique};
-use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_core::pns::{Game, INFINITY, Limits, Outcome, Search, Value};
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
 
 /// Most solved positions one report carries: the ones with the fewest stones (the most
 /// valuable to other jobs), as a worker's search solves far more than the coordinator needs.
 pub const MAX_REPORTED_FACTS: usize = 2_000;
+
+/// Nodes a job searches before it heeds its thresholds (`Job.pn_threshold`, `dn_threshold`):
+/// a job costs a round trip and a report, so it always does at least this much search.
+pub const MIN_THRESHOLD_NODES: u64 = 1_000;
 
 /// Approximate bytes of one entry of the [`SolvedCache`] (key, value, hash-table overhead).
 const CACHE_ENTRY_BYTES: usize = 80;
@@ -172,20 +176,40 @@ pub fn run_job(
         }
         _ => {
             let cache = Arc::clone(&ctx.cache);
-            let search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+            let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+            search.record_solved(true);
             (&mut retained.insert(Retained { rules, search }).search, 0)
         }
     };
-    let runs = search.runs();
-    let limits = Limits {
-        max_nodes: Some(created + job.node_budget.max(1)),
+    let end = created + job.node_budget.max(1);
+    let thresholds = match (job.pn_threshold, job.dn_threshold) {
+        (0, 0) => None,
+        (pn, dn) => Some((
+            if pn == 0 { INFINITY } else { pn },
+            if dn == 0 { INFINITY } else { dn },
+        )),
+    };
+    // First MIN_THRESHOLD_NODES nodes (or the whole budget without thresholds), then on
+    // until the leaf reaches its thresholds or the budget.
+    let mut limits = Limits {
+        max_nodes: Some(if thresholds.is_some() {
+            end.min(created + MIN_THRESHOLD_NODES)
+        } else {
+            end
+        }),
         cancel: Some(cancel),
         max_bytes: Some(ctx.search_bytes),
         ..Limits::default()
     };
-    let outcome = search.run(&limits);
+    let mut outcome = search.run(&limits);
+    let mut facts: Vec<(Key, Value)> = search.solved_last_run().to_vec();
+    if thresholds.is_some() && matches!(outcome, Outcome::Unknown { .. }) {
+        limits.max_nodes = Some(end);
+        limits.thresholds = thresholds;
+        outcome = search.run(&limits);
+        facts.extend_from_slice(search.solved_last_run());
+    }
     let children = search.child_reports(&root);
-    let mut facts: Vec<(Key, Value)> = search.solved_since(runs + 1).collect();
     ctx.cache.extend(facts.iter().copied());
     facts.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
     match outcome {
@@ -233,7 +257,31 @@ mod tests {
             disabled_techniques: vec![],
             node_budget: budget,
             lease_ms: 1000,
+            ..v1::Job::default()
         }
+    }
+
+    #[test]
+    fn a_job_stops_at_its_thresholds_after_its_minimum_share() {
+        let ctx = JobContext::new(64, 1);
+        let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
+        let reached = v1::Job {
+            pn_threshold: 1,
+            dn_threshold: 0,
+            ..job(&big, 1_000_000)
+        };
+        let r = run_job(&reached, &ctx, Arc::default(), &mut None).expect("runs");
+        assert_eq!(r.maker_wins, None);
+        assert!(!r.children.is_empty());
+        // One expansion may create a few dozen nodes past the minimum.
+        assert!(
+            (MIN_THRESHOLD_NODES..MIN_THRESHOLD_NODES + 200).contains(&r.nodes),
+            "{} nodes",
+            r.nodes
+        );
+        // Without thresholds the same job runs on (here, to a budget of 5,000).
+        let r = run_job(&job(&big, 5_000), &ctx, Arc::default(), &mut None).expect("runs");
+        assert!(r.nodes >= 5_000, "{} nodes", r.nodes);
     }
 
     #[test]

@@ -19,10 +19,15 @@ pub struct Limits {
     /// Stop when this flag becomes true.
     pub cancel: Option<Arc<AtomicBool>>,
     /// Cap on [`Search::approx_bytes`], in bytes. When the DAG grows past it the search
-    /// collects garbage (see [`Search::collect_garbage`]); when that frees too little (the
-    /// unsolved part alone is above 7/8 of the cap) the run stops with [`Outcome::Unknown`].
-    /// Checked every few hundred expansions.
+    /// collects garbage ([`Search::collect_garbage`]); when the unsolved part alone is still
+    /// above half the cap it collapses the least recently used unsolved subtrees
+    /// ([`Search::collapse`]) until it is below, and stops with [`Outcome::Unknown`] only when
+    /// even that leaves more than 7/8 of the cap. Checked every few hundred expansions.
     pub max_bytes: Option<usize>,
+    /// Stop once the root's proof number reaches `.0` or its disproof number reaches `.1`
+    /// (checked before every expansion): the thresholds of depth-first proof-number search,
+    /// past which the root is no longer on its caller's most-proving path.
+    pub thresholds: Option<(Number, Number)>,
 }
 
 /// What a run ended with. Budgets running out are outcomes, not errors.
@@ -60,6 +65,9 @@ pub struct Stats {
     pub gc_runs: u64,
     /// Nodes freed by those collections.
     pub nodes_freed: u64,
+    /// Unsolved subtrees collapsed back into leaves by those collections
+    /// ([`Search::collapse`]).
+    pub collapsed: u64,
 }
 
 /// A root move and what the search knows of the position it leads to.
@@ -100,11 +108,11 @@ struct Node {
     expanded: bool,
     /// In the propagation queue now.
     queued: bool,
-    /// The run ([`Search::runs`]) in which the node became solved (0 while unsolved, or solved
-    /// before the first run). Fits in the node's padding.
-    solved_in: u32,
     /// The slot holds a node (false after the garbage collector freed it).
     alive: bool,
+    /// The iteration of [`Search::run`] in which the node was last on the most-proving path
+    /// (or created): the recency [`Search::collapse`] goes by.
+    touched: u32,
     children: Vec<u32>,
     parents: Vec<u32>,
 }
@@ -119,7 +127,8 @@ impl Node {
 /// if wanted) and read the outcome, the root's children and the statistics.
 pub struct Search<G: Game> {
     nodes: Vec<Node>,
-    /// The position of every unexpanded, unsolved node (taken at expansion).
+    /// The position of every position node created unsolved, kept after its expansion so that
+    /// a collapsed node ([`Search::collapse`]) can be expanded again.
     states: Vec<Option<G>>,
     table: FxHashMap<G::Key, u32>,
     root_moves: Vec<(G::Move, u32)>,
@@ -135,8 +144,11 @@ pub struct Search<G: Game> {
     links: usize,
     /// The node searched from (see [`Search::set_root`]).
     root: u32,
-    /// Calls of [`Search::run`] so far.
-    runs: u32,
+    /// Positions solved in the last [`Search::run`], when [`Search::record_solved`] is on.
+    solved_log: Option<Vec<(G::Key, Value)>>,
+    /// Iterations of [`Search::run`] so far, over all runs (saturating): the clock of
+    /// `Node::touched`.
+    clock: u32,
 }
 
 /// A lookup of solved values known from outside a search, by transposition key.
@@ -176,7 +188,8 @@ impl<G: Game> Search<G> {
             free: Vec::new(),
             links: 0,
             root: 0,
-            runs: 0,
+            solved_log: None,
+            clock: 0,
         };
         s.set_root(root);
         s
@@ -207,12 +220,18 @@ impl<G: Game> Search<G> {
     /// Searches until the root is solved or a limit is reached.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let start = Instant::now();
-        self.runs += 1;
+        if let Some(log) = self.solved_log.as_mut() {
+            log.clear();
+        }
         let mut iterations: u64 = 0;
         while !self.nodes[self.root as usize].solved() {
+            let root = &self.nodes[self.root as usize];
             if limits
                 .max_nodes
                 .is_some_and(|max| self.stats.nodes_created >= max)
+                || limits
+                    .thresholds
+                    .is_some_and(|(tpn, tdn)| root.pn >= tpn || root.dn >= tdn)
             {
                 break;
             }
@@ -221,6 +240,7 @@ impl<G: Game> Search<G> {
                 break;
             }
             // 1. Select the most-proving node.
+            self.clock = self.clock.saturating_add(1);
             let leaf = self.most_proving();
             // 2. Expand it.
             self.expand(leaf);
@@ -247,6 +267,15 @@ impl<G: Game> Search<G> {
         match limits.max_bytes {
             Some(cap) if bytes > cap => {
                 self.collect_garbage();
+                // Collapse the older half of the unsolved subtrees, then the older half of
+                // the rest, ..., until the DAG is below half the cap.
+                let mut share = 0.5;
+                while self.approx_bytes() > cap / 2 && share < 0.999 {
+                    if self.collapse(share) == 0 {
+                        break;
+                    }
+                    share = (1.0 + share) / 2.0;
+                }
                 self.approx_bytes() <= cap - cap / 8
             }
             _ => true,
@@ -326,23 +355,23 @@ impl<G: Game> Search<G> {
 
     /// Every solved position in the DAG, by key.
     pub fn solved(&self) -> impl Iterator<Item = (G::Key, Value)> + '_ {
-        self.solved_since(0)
+        self.table
+            .iter()
+            .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
     }
 
-    /// The solved positions still in the DAG that became solved in run `run` or later
-    /// (runs count from 1; see [`Search::runs`]): what a worker's job learned.
-    pub fn solved_since(&self, run: u32) -> impl Iterator<Item = (G::Key, Value)> + '_ {
-        self.table.iter().filter_map(move |(k, &id)| {
-            let n = &self.nodes[id as usize];
-            (n.solved_in >= run)
-                .then(|| value_of(n).map(|v| (*k, v)))
-                .flatten()
-        })
+    /// Turns on (or off) the record of the positions each [`Search::run`] solves, read with
+    /// [`Search::solved_last_run`]: what a worker's job learned, without scanning the table.
+    /// Off by default (a long single run would hold a key per solved node).
+    pub fn record_solved(&mut self, on: bool) {
+        self.solved_log = on.then(Vec::new);
     }
 
-    /// Calls of [`Search::run`] so far.
-    pub fn runs(&self) -> u32 {
-        self.runs
+    /// The positions the last [`Search::run`] solved (by simplification, by a known value or by
+    /// search), in the order they were solved; empty unless [`Search::record_solved`] is on.
+    /// Positions solved in earlier runs are not repeated.
+    pub fn solved_last_run(&self) -> &[(G::Key, Value)] {
+        self.solved_log.as_deref().unwrap_or_default()
     }
 
     /// Counters so far.
@@ -391,12 +420,15 @@ impl<G: Game> Search<G> {
             or,
             expanded: false,
             queued: false,
-            solved_in: if value.is_some() { self.runs } else { 0 },
             alive: true,
+            touched: self.clock,
             children: Vec::new(),
             parents: Vec::new(),
         });
         self.states[id as usize] = value.is_none().then_some(g);
+        if let (Some(log), Some(v)) = (self.solved_log.as_mut(), value) {
+            log.push((key, v));
+        }
         self.table.insert(key, id);
         id
     }
@@ -422,9 +454,10 @@ impl<G: Game> Search<G> {
         self.links += 2;
     }
 
-    fn most_proving(&self) -> u32 {
+    fn most_proving(&mut self) -> u32 {
         let mut id = self.root;
         loop {
+            self.nodes[id as usize].touched = self.clock;
             let n = &self.nodes[id as usize];
             if !n.expanded {
                 return id;
@@ -442,9 +475,10 @@ impl<G: Game> Search<G> {
     }
 
     fn expand(&mut self, id: u32) {
+        // The position stays: a collapsed node is expanded again from it.
         let g = self.states[id as usize]
-            .take()
-            .expect("an unexpanded unsolved node keeps its position");
+            .clone()
+            .expect("an unsolved position node keeps its position");
         self.stats.nodes_expanded += 1;
         self.nodes[id as usize].expanded = true;
         if let Some(formula) = g.decompose() {
@@ -460,6 +494,19 @@ impl<G: Game> Search<G> {
             } else {
                 (0, INFINITY)
             };
+            self.log_solved(id);
+        }
+    }
+
+    /// Records a position node that has just become solved, if [`Search::record_solved`] is
+    /// on (inner nodes of decompositions are not positions and are skipped).
+    fn log_solved(&mut self, id: u32) {
+        if let (Some(log), Some(g), Some(v)) = (
+            self.solved_log.as_mut(),
+            self.states[id as usize].as_ref(),
+            value_of(&self.nodes[id as usize]),
+        ) {
+            log.push((g.key(), v));
         }
     }
 
@@ -571,8 +618,8 @@ impl<G: Game> Search<G> {
             or,
             expanded: true,
             queued: false,
-            solved_in: 0,
             alive: true,
+            touched: self.clock,
             children: Vec::new(),
             parents: Vec::new(),
         });
@@ -611,7 +658,6 @@ impl<G: Game> Search<G> {
     /// the queue at most once at a time, so shared ancestors are not updated once per path.
     fn propagate(&mut self, leaf: u32) {
         let mut queue = std::mem::take(&mut self.queue);
-        let runs = self.runs;
         queue.push_back(leaf);
         let mut first = true;
         while let Some(id) = queue.pop_front() {
@@ -622,9 +668,10 @@ impl<G: Game> Search<G> {
                 continue;
             }
             first = false;
+            let was_solved = node.solved();
             (node.pn, node.dn) = (pn, dn);
-            if node.solved() && node.solved_in == 0 {
-                node.solved_in = runs;
+            if !was_solved && node.solved() {
+                self.log_solved(id);
             }
             for i in 0..self.nodes[id as usize].parents.len() {
                 let p = self.nodes[id as usize].parents[i];
@@ -636,6 +683,48 @@ impl<G: Game> Search<G> {
             }
         }
         self.queue = queue;
+    }
+
+    /// Collapses the least recently used unsolved subtrees back into leaves, then collects
+    /// garbage. Of the expanded, unsolved position nodes other than the root, the `share`
+    /// (0..1) least recently on the most-proving path forget their children: each keeps its
+    /// (pn, dn), so the search's choices stay the same until it is selected again, and is then
+    /// expanded again from its kept position (its subtree is rebuilt, with table hits where
+    /// parts of it are still held). Children no longer reachable are freed. The search stays
+    /// sound; it trades time for memory, as depth-first proof-number search does. Returns the
+    /// nodes collapsed.
+    fn collapse(&mut self, share: f64) -> u64 {
+        let candidates: Vec<u32> = (0..self.nodes.len() as u32)
+            .filter(|&id| {
+                let n = &self.nodes[id as usize];
+                id != self.root
+                    && n.alive
+                    && n.expanded
+                    && !n.solved()
+                    && self.states[id as usize].is_some()
+            })
+            .collect();
+        if candidates.is_empty() {
+            return 0;
+        }
+        let mut stamps: Vec<u32> = candidates
+            .iter()
+            .map(|&id| self.nodes[id as usize].touched)
+            .collect();
+        let k = ((stamps.len() as f64 * share) as usize).min(stamps.len() - 1);
+        let cutoff = *stamps.select_nth_unstable(k).1;
+        let mut collapsed = 0;
+        for id in candidates {
+            let n = &mut self.nodes[id as usize];
+            if n.touched < cutoff {
+                n.children = Vec::new();
+                n.expanded = false;
+                collapsed += 1;
+            }
+        }
+        self.stats.collapsed += collapsed;
+        self.collect_garbage();
+        collapsed
     }
 
     /// Frees what the search no longer needs, and returns the number of nodes freed. Policy:
@@ -820,18 +909,35 @@ mod tests {
             ..Limits::default()
         });
         assert!(matches!(out, Outcome::Unknown { .. }));
-        let first: Vec<_> = s.solved_since(1).collect();
+        let first = s.solved_last_run().to_vec();
+        assert!(first.is_empty(), "not recorded unless asked");
+        let mut s = Search::new(root.clone());
+        s.record_solved(true);
+        let out = s.run(&Limits {
+            max_nodes: Some(300),
+            ..Limits::default()
+        });
+        assert!(matches!(out, Outcome::Unknown { .. }));
+        let first = s.solved_last_run().to_vec();
+        let mut all: Vec<_> = s.solved().collect();
+        let mut logged = first.clone();
+        all.sort_by_key(|&(k, _)| k);
+        logged.sort_by_key(|&(k, _)| k);
+        assert_eq!(
+            logged, all,
+            "the log holds every position the run solved, once"
+        );
         assert!(!first.is_empty());
         // Each child of the root as the next job: the subtree already built is reused (no
         // node is created again) and the value agrees with a fresh search.
         for (_, child) in root.children() {
             let key = child.key();
-            let (created, runs) = (s.stats().nodes_created, s.runs());
+            let created = s.stats().nodes_created;
             s.set_root(child.clone());
             assert_eq!(s.stats().nodes_created, created, "{key:?} is in the table");
             let out = s.run(&Limits::default());
             assert_eq!(out, Search::new(child).run(&Limits::default()));
-            let new: Vec<_> = s.solved_since(runs + 1).collect();
+            let new = s.solved_last_run();
             assert!(new.iter().all(|f| !first.contains(f)), "only new facts");
         }
         // A position new to the table is added; the old nodes stay.
@@ -914,5 +1020,71 @@ mod tests {
         assert_ne!(out, Outcome::Solved(Value::Disproven));
         assert!(capped.stats().gc_runs > 0);
         assert!(capped.stats().nodes_freed > 0);
+    }
+
+    #[test]
+    fn thresholds_stop_the_search_once_the_root_reaches_them() {
+        let root = Nim {
+            n: 40,
+            or_to_move: true,
+        };
+        let mut s = Search::new(root);
+        let (pn, dn) = match s.run(&Limits {
+            max_nodes: Some(2),
+            ..Limits::default()
+        }) {
+            Outcome::Unknown { pn, dn } => (pn, dn),
+            solved => panic!("{solved:?}"),
+        };
+        let out = s.run(&Limits {
+            thresholds: Some((pn + 1, dn + 1)),
+            ..Limits::default()
+        });
+        let Outcome::Unknown { pn: p, dn: d } = out else {
+            panic!("stopped at the thresholds, not solved: {out:?}");
+        };
+        assert!(
+            p > pn || d > dn,
+            "({p}, {d}) reached ({}, {})",
+            pn + 1,
+            dn + 1
+        );
+        // Thresholds already reached: no expansion at all.
+        let expanded = s.stats().nodes_expanded;
+        s.run(&Limits {
+            thresholds: Some((1, 1)),
+            ..Limits::default()
+        });
+        assert_eq!(s.stats().nodes_expanded, expanded);
+    }
+
+    #[test]
+    fn collapsing_unsolved_subtrees_solves_within_a_small_cap() {
+        // A tree (no transpositions) whose unsolved part outgrows a quarter of the uncapped
+        // peak: only collapsing unsolved subtrees keeps it under the cap.
+        for (n, want) in [(26, Value::Proven), (27, Value::Disproven)] {
+            let root = TreeNim {
+                nim: Nim {
+                    n,
+                    or_to_move: true,
+                },
+                path: 0,
+            };
+            let mut free = Search::new(root.clone());
+            assert_eq!(free.run(&Limits::default()), Outcome::Solved(want));
+            let cap = free.stats().peak_bytes as usize / 4;
+            let mut capped = Search::new(root);
+            let out = capped.run(&Limits {
+                max_bytes: Some(cap),
+                ..Limits::default()
+            });
+            assert_eq!(out, Outcome::Solved(want), "n = {n}");
+            assert!(
+                capped.stats().collapsed > 0,
+                "n = {n}: {:?}",
+                capped.stats()
+            );
+            assert!(capped.stats().peak_bytes as usize <= cap + cap / 4);
+        }
     }
 }

@@ -261,27 +261,82 @@ impl Dag {
     /// The most-proving leaf that is neither solved nor busy, or `None` when the root is solved
     /// or busy (every open leaf is leased).
     pub fn select(&self) -> Option<NodeId> {
-        let mut id = ROOT;
+        self.select_with_thresholds().map(|(id, _)| id)
+    }
+
+    /// [`Dag::select`] with the leaf's thresholds (tpn, tdn), as depth-first proof-number
+    /// search computes them along the path (Nagai 2002, with the 1 + ε trick of Pawlewicz and
+    /// Lew 2007, ε = 1/4): the leaf stays on the most-proving path while its pn < tpn and its
+    /// dn < tdn, give or take that margin. See [`Dag::child_thresholds`]; the root's are
+    /// infinite ([`INFINITY`] = no threshold).
+    pub fn select_with_thresholds(&self) -> Option<(NodeId, (Number, Number))> {
+        let (mut id, mut t) = (ROOT, (INFINITY, INFINITY));
         loop {
             let n = self.node(id);
             if n.value().is_some() || n.busy {
                 return None;
             }
             if !n.expanded {
-                return Some(id);
+                return Some((id, t));
             }
-            let or = n.node_type() == NodeType::Or;
-            id = *n
-                .children
-                .iter()
-                .filter(|&&c| {
-                    let c = self.node(c);
-                    c.value().is_none() && !c.busy
-                })
-                .min_by_key(|&&c| {
-                    let c = self.node(c);
-                    if or { (c.pn, c.dn) } else { (c.dn, c.pn) }
-                })?;
+            let open = self.open_children(id);
+            let best = *open.first()?;
+            let second = open.get(1).map_or(INFINITY, |&c| self.ranking(id, c).0);
+            t = self.child_thresholds(id, t, best, second);
+            id = best;
+        }
+    }
+
+    /// The children of expanded node `id` that are neither solved nor busy, most-proving first
+    /// (OR: least pn, then least dn; AND: least dn, then least pn).
+    fn open_children(&self, id: NodeId) -> Vec<NodeId> {
+        let mut open: Vec<NodeId> = self
+            .node(id)
+            .children
+            .iter()
+            .copied()
+            .filter(|&c| self.node(c).value().is_none() && !self.node(c).busy)
+            .collect();
+        open.sort_by_key(|&c| self.ranking(id, c));
+        open
+    }
+
+    /// The numbers of child `c` of `id` in the order the most-proving choice at `id` compares
+    /// them: (pn, dn) at an OR node, (dn, pn) at an AND node.
+    fn ranking(&self, id: NodeId, c: NodeId) -> (Number, Number) {
+        let c = self.node(c);
+        match self.node(id).node_type() {
+            NodeType::Or => (c.pn, c.dn),
+            NodeType::And => (c.dn, c.pn),
+        }
+    }
+
+    /// The thresholds of child `c` of expanded node `id`, whose thresholds are `t` = (tpn,
+    /// tdn), when the best of its other open children has `other` as its first
+    /// [`Dag::ranking`] number. At an OR node `c` may grow its pn until it passes
+    /// `other` (times 1 + ε) or `id`'s tpn, and its dn until `id`'s dn would reach `id`'s tdn;
+    /// at an AND node the same with pn and dn swapped.
+    fn child_thresholds(
+        &self,
+        id: NodeId,
+        t: (Number, Number),
+        c: NodeId,
+        other: Number,
+    ) -> (Number, Number) {
+        let n = self.node(id);
+        let or = n.node_type() == NodeType::Or;
+        let (t_min, t_sum) = if or { t } else { (t.1, t.0) };
+        let node_sum = if or { n.dn } else { n.pn };
+        let child_min = t_min.min(other.saturating_add(other / 4).saturating_add(1));
+        let child_sum = if t_sum == INFINITY {
+            INFINITY
+        } else {
+            t_sum.saturating_sub(node_sum.saturating_sub(self.ranking(id, c).1))
+        };
+        if or {
+            (child_min, child_sum)
+        } else {
+            (child_sum, child_min)
         }
     }
 
@@ -289,20 +344,23 @@ impl Dag {
     /// searcher's report created it and `searcher` has leaves of its own; then the first of
     /// its own leaves in most-proving order (a depth-first walk that tries better children
     /// first, over at most [`OWN_LEAF_SCAN`] nodes). Another searcher's leaf would be searched
-    /// again from scratch, its subtree being in that searcher's table.
-    pub fn select_for(&self, searcher: Searcher) -> Option<NodeId> {
-        let best = self.select()?;
-        let owner = self.node(best).owner;
+    /// again from scratch, its subtree being in that searcher's table. With the leaf come its
+    /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
+    /// step's "other" child is the best one, so such a job stops soon after its minimum share).
+    pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
+        let best = self.select_with_thresholds()?;
+        let owner = self.node(best.0).owner;
         if owner == 0 || owner == searcher {
             return Some(best);
         }
         self.own_leaf(searcher).or(Some(best))
     }
 
-    fn own_leaf(&self, searcher: Searcher) -> Option<NodeId> {
+    /// The first leaf created by `searcher` in most-proving order, with its thresholds.
+    fn own_leaf(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
         let mut seen = rustc_hash::FxHashSet::default();
-        let mut stack = vec![ROOT];
-        while let Some(id) = stack.pop() {
+        let mut stack = vec![(ROOT, (INFINITY, INFINITY))];
+        while let Some((id, t)) = stack.pop() {
             if seen.len() >= OWN_LEAF_SCAN {
                 return None;
             }
@@ -315,23 +373,17 @@ impl Dag {
             }
             if !n.expanded {
                 if n.owner == searcher {
-                    return Some(id);
+                    return Some((id, t));
                 }
                 continue;
             }
-            let or = n.node_type() == NodeType::Or;
-            let mut open: Vec<NodeId> = n
-                .children
-                .iter()
-                .copied()
-                .filter(|&c| self.node(c).value().is_none() && !self.node(c).busy)
-                .collect();
+            let open = self.open_children(id);
+            let rank = |i: usize| open.get(i).map_or(INFINITY, |&c| self.ranking(id, c).0);
             // Worst first on the stack, so the best is walked first.
-            open.sort_by_key(|&c| {
-                let c = self.node(c);
-                std::cmp::Reverse(if or { (c.pn, c.dn) } else { (c.dn, c.pn) })
-            });
-            stack.extend(open);
+            for (i, &c) in open.iter().enumerate().rev() {
+                let other = if i == 0 { rank(1) } else { rank(0) };
+                stack.push((c, self.child_thresholds(id, t, c, other)));
+            }
         }
         None
     }
@@ -488,6 +540,33 @@ mod tests {
     }
 
     #[test]
+    fn thresholds_follow_depth_first_proof_number_search() {
+        let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
+        assert_eq!(
+            dag.select_with_thresholds(),
+            Some((ROOT, (INFINITY, INFINITY)))
+        );
+        // OR root: children (pn, dn) a = (3, 1), b = (2, 5), c = (8, 2). b is most-proving; it
+        // may grow its pn to just past a's 3 (times 1 + 1/4: 3 + 0 + 1 = 4); no dn threshold
+        // below an infinite one.
+        let (a, b, c) = (
+            key(1, Side::Breaker),
+            key(2, Side::Breaker),
+            key(3, Side::Breaker),
+        );
+        dag.expand(ROOT, &[(a, 3, 1), (b, 2, 5), (c, 8, 2)], 0);
+        let bid = dag.get(&b).expect("b");
+        assert_eq!(dag.select_with_thresholds(), Some((bid, (4, INFINITY))));
+        // AND node b: children d = (1, 2), e = (1, 4). d is most-proving (least dn); its dn may
+        // grow to just past e's 4 (4 + 1 + 1 = 6) and its pn until b's pn (2) reaches b's
+        // tpn 4: 4 - (2 - 1) = 3.
+        let (d, e) = (key(4, Side::Maker), key(5, Side::Maker));
+        dag.expand(bid, &[(d, 1, 2), (e, 1, 4)], 0);
+        let did = dag.get(&d).expect("d");
+        assert_eq!(dag.select_with_thresholds(), Some((did, (3, 6))));
+    }
+
+    #[test]
     fn a_searcher_is_leased_its_own_leaves_before_anothers() {
         let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
         let (a, b, c) = (
@@ -498,22 +577,30 @@ mod tests {
         // Searcher 1 expanded the root: both children are in its table.
         dag.expand(ROOT, &[(a, 1, 3), (b, 2, 3)], 1);
         let (aid, bid) = (dag.get(&a).expect("a"), dag.get(&b).expect("b"));
-        assert_eq!(dag.select_for(1), Some(aid));
-        assert_eq!(dag.select_for(2), Some(aid), "no leaf of its own: the best");
+        assert_eq!(dag.select_for(1).map(|(id, _)| id), Some(aid));
+        assert_eq!(
+            dag.select_for(2).map(|(id, _)| id),
+            Some(aid),
+            "no leaf of its own: the best"
+        );
         // Searcher 2 searched a: a's child is its own.
         dag.expand(aid, &[(c, 5, 1)], 2);
         let cid = dag.get(&c).expect("c");
         assert_eq!(dag.node(cid).owner, 2);
         assert_eq!(dag.select(), Some(bid), "a's pn grew past b's");
-        assert_eq!(dag.select_for(1), Some(bid));
+        assert_eq!(dag.select_for(1).map(|(id, _)| id), Some(bid));
         assert_eq!(
-            dag.select_for(2),
+            dag.select_for(2).map(|(id, _)| id),
             Some(cid),
             "its own leaf, not searcher 1's b"
         );
-        assert_eq!(dag.select_for(3), Some(bid));
+        assert_eq!(dag.select_for(3).map(|(id, _)| id), Some(bid));
         dag.set_leased(cid, true);
-        assert_eq!(dag.select_for(2), Some(bid), "its own leaf is busy");
+        assert_eq!(
+            dag.select_for(2).map(|(id, _)| id),
+            Some(bid),
+            "its own leaf is busy"
+        );
     }
 
     #[test]

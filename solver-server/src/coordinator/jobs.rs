@@ -175,7 +175,7 @@ impl Coordinator {
             turn += 1;
             let ps = st.problems.get_mut(&id).expect("listed above");
             let dag = ps.dag.as_mut().expect("listed as running");
-            let Some(node) = dag.select_for(searcher) else {
+            let Some((node, (pn_threshold, dn_threshold))) = dag.select_for(searcher) else {
                 exhausted += 1;
                 continue;
             };
@@ -214,6 +214,8 @@ impl Coordinator {
                 disabled_techniques: disabled,
                 node_budget: budget,
                 lease_ms,
+                pn_threshold: threshold(pn_threshold),
+                dn_threshold: threshold(dn_threshold),
             });
         }
         self.write(batch)?;
@@ -546,4 +548,13 @@ fn check_children(children: &[(Key, Number, Number)], leaf: &Key) -> Result<(), 
         }
     }
     Ok(())
+}
+
+/// A threshold on the wire: 0 for none ([`INFINITY`](solver_core::pns::INFINITY)).
+fn threshold(t: solver_core::pns::Number) -> u64 {
+    if t == solver_core::pns::INFINITY {
+        0
+    } else {
+        t
+    }
 }

@@ -281,7 +281,7 @@ pub fn solve_with(
         max_nodes: opts.max_nodes,
         deadline: opts.deadline,
         max_bytes: Some(opts.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)),
-        cancel: None,
+        ..Limits::default()
     };
     let (winners, winning_moves, proof_nodes) = if board.winner().is_some() {
         (Winners::default(), Vec::new(), 0)

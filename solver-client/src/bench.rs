@@ -46,7 +46,8 @@ pub struct SevenBenchArgs {
     #[arg(long)]
     pub max_nodes: Option<u64>,
     /// Cap each direct search's table at this many MiB: above it the search frees solved and
-    /// unreachable subtrees, and stops ("unknown") when that is not enough.
+    /// unreachable subtrees and collapses the least recently used unsolved subtrees into leaves
+    /// (searched again when needed) until the table is below half the cap.
     #[arg(long)]
     pub max_table_mb: Option<usize>,
 }

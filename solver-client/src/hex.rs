@@ -60,7 +60,8 @@ pub enum Command {
         /// Also list every winning move.
         #[arg(long)]
         all_moves: bool,
-        /// Give up ("unknown") after this many search nodes; 0 = no limit.
+        /// Give up ("unknown") after this many nodes (proof-number DAG nodes plus the carrier
+        /// search's nodes); 0 = no limit.
         #[arg(long, default_value_t = 0)]
         max_nodes: u64,
         /// Give up ("unknown") after this many milliseconds; 0 = 10 000.

@@ -56,11 +56,13 @@ impl Default for CoordinatorConfig {
     }
 }
 
-/// Node budget of a job unless the problem or the server says otherwise.
-/// Measured (`solver seven bench --cols 12 --workers 1 --job-budget B`): with the worker
-/// keeping its search from job to job, one worker matches the direct engine at 1,000,000
-/// (0.99x its time) and repeats work at 200,000 (2.1x); see the README.
+/// Node budget of a job unless the problem or the server says otherwise. Jobs usually end
+/// earlier, at their leaf's thresholds (proto/README.md, "Work: leases"); the budget bounds
+/// a job whose leaf has none (the root) and the time between reports.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
+/// Most nodes of a job at a problem's unexpanded root (which has no thresholds): the root's
+/// children reach the coordinator soon, so that other workers get leaves of their own.
+pub const ROOT_JOB_BUDGET: u64 = 10_000;
 /// The largest job budget a problem may ask for.
 pub const MAX_JOB_BUDGET: u64 = 100_000_000;
 /// The smallest budget a leaf gets however often its leases failed.

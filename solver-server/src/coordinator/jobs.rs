@@ -13,8 +13,8 @@ use tracing::{debug, info, warn};
 use super::dag::solved_numbers;
 use super::problems::{finish, pack_hex, put_tt, tt_value};
 use super::{
-    Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, MIN_JOB_BUDGET, ROOT_JOB_BUDGET, State,
-    check_name, invalid,
+    Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, MIN_JOB_BUDGET, State, check_name,
+    invalid,
 };
 use crate::store::{Batch, ColumnFamily, keys};
 
@@ -188,10 +188,7 @@ impl Coordinator {
                 b => b,
             };
             let shrink = 2 * (n.tries / 3).min(16);
-            let mut budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
-            if node == super::dag::ROOT {
-                budget = budget.min(ROOT_JOB_BUDGET);
-            }
+            let budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
             let position = pack_key(&n.key);
             let disabled = spec.disabled_techniques.clone();
             ps.in_flight += 1;

@@ -58,11 +58,10 @@ impl Default for CoordinatorConfig {
 
 /// Node budget of a job unless the problem or the server says otherwise. Jobs usually end
 /// earlier, at their leaf's thresholds (proto/README.md, "Work: leases"); the budget bounds
-/// a job whose leaf has none (the root) and the time between reports.
+/// a job whose leaf has none (the root) and the time between reports. Measured with a
+/// 10,000-node cap on the root's job instead (so that a second worker starts sooner): two
+/// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
-/// Most nodes of a job at a problem's unexpanded root (which has no thresholds): the root's
-/// children reach the coordinator soon, so that other workers get leaves of their own.
-pub const ROOT_JOB_BUDGET: u64 = 10_000;
 /// The largest job budget a problem may ask for.
 pub const MAX_JOB_BUDGET: u64 = 100_000_000;
 /// The smallest budget a leaf gets however often its leases failed.

@@ -91,68 +91,77 @@ fn connectivity_records() {
     }
 }
 
-#[test]
-fn position_records_winner_and_every_winning_move() {
+/// A record of `positions.jsonl`: the board, the side to move, and the answer.
+struct Case {
+    board: Board,
+    to_move: Color,
+    winner: Color,
+    /// Every winning move of the side to move, row by row.
+    winning_moves: Vec<String>,
+}
+
+fn position_cases() -> Vec<(Case, Value)> {
     let recs = records("positions.jsonl");
     assert!(recs.len() >= 600);
-    for rec in recs {
-        let board = board_of(&rec);
-        let to_move = Color::parse(rec["to_move"].as_str().expect("to_move")).expect("B or W");
-        let s = solved(&board, to_move);
-        let winner = Color::parse(rec["winner"].as_str().expect("winner")).expect("B or W");
-        assert_eq!(s.winner, winner, "{}", rec["id"]);
-        let want: Vec<String> = rec["winning_moves"]
-            .as_array()
-            .expect("winning_moves")
-            .iter()
-            .map(|m| m.as_str().expect("name").to_string())
-            .collect();
-        assert_eq!(
-            names(&s.winning_moves.expect("asked")),
-            want,
-            "{}",
-            rec["id"]
-        );
-        if winner == to_move {
-            let m = s.winning_move.expect("a winning move").name();
-            assert!(want.contains(&m), "{}: {m}", rec["id"]);
-        }
+    recs.into_iter()
+        .map(|rec| {
+            let color =
+                |field: &str| Color::parse(rec[field].as_str().expect(field)).expect("B or W");
+            let case = Case {
+                board: board_of(&rec),
+                to_move: color("to_move"),
+                winner: color("winner"),
+                winning_moves: rec["winning_moves"]
+                    .as_array()
+                    .expect("winning_moves")
+                    .iter()
+                    .map(|m| m.as_str().expect("a cell name").to_string())
+                    .collect(),
+            };
+            (case, rec["id"].clone())
+        })
+        .collect()
+}
+
+/// `s` (solved with every winning move asked) gives the record's winner and winning moves,
+/// and its one winning move is among them.
+fn check_case(case: &Case, s: &Solution, label: &str) {
+    assert_eq!(s.winner, case.winner, "{label}");
+    assert_eq!(
+        names(s.winning_moves.as_deref().expect("asked")),
+        case.winning_moves,
+        "{label}"
+    );
+    match s.winning_move {
+        Some(m) => assert!(case.winning_moves.contains(&m.name()), "{label}: {m}"),
+        None => assert!(
+            case.winner != case.to_move || case.board.winner().is_some(),
+            "{label}"
+        ),
+    }
+}
+
+#[test]
+fn position_records_winner_and_every_winning_move() {
+    for (case, id) in position_cases() {
+        let s = solved(&case.board, case.to_move);
+        check_case(&case, &s, &id.to_string());
     }
 }
 
 #[test]
 fn proof_number_search_agrees_on_every_record() {
-    let recs = records("positions.jsonl");
-    assert!(recs.len() >= 600);
-    for rec in recs {
-        let board = board_of(&rec);
-        let to_move = Color::parse(rec["to_move"].as_str().expect("to_move")).expect("B or W");
-        let winner = Color::parse(rec["winner"].as_str().expect("winner")).expect("B or W");
-        let want: Vec<&str> = rec["winning_moves"]
-            .as_array()
-            .expect("winning_moves")
-            .iter()
-            .map(|m| m.as_str().expect("a cell name"))
-            .collect();
+    let opts = SolveOptions {
+        all_moves: true,
+        ..SolveOptions::default()
+    };
+    for (case, id) in position_cases() {
         for estimate in [Estimate::Mustplay, Estimate::Unit] {
-            let opts = SolveOptions {
-                all_moves: true,
-                ..SolveOptions::default()
-            };
-            let Outcome::Solved(s) = pns::solve_with(&board, to_move, &opts, estimate) else {
+            let Outcome::Solved(s) = pns::solve_with(&case.board, case.to_move, &opts, estimate)
+            else {
                 panic!("no budget was set");
             };
-            assert_eq!(s.winner, winner, "{} {estimate:?}", rec["id"]);
-            assert_eq!(
-                names(s.winning_moves.as_deref().expect("asked")),
-                want,
-                "{} {estimate:?}",
-                rec["id"]
-            );
-            match s.winning_move {
-                Some(m) => assert!(want.contains(&m.name().as_str()), "{}: {m}", rec["id"]),
-                None => assert!(winner != to_move || board.winner().is_some()),
-            }
+            check_case(&case, &s, &format!("{id} {estimate:?}"));
         }
     }
 }

@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 use solver_core::games::seven::{Key, Rules, SevenGame, Technique};
-use solver_core::pns::{Game, INFINITY, Limits, Outcome, Search, Value};
-use solver_proto::convert::seven::{pack_key, unpack};
+use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_proto::convert::seven::{pack_key, threshold_from_wire, unpack};
 use solver_proto::v1;
 
 /// Most solved positions one report carries: the ones with the fewest stones (the most
@@ -182,28 +182,31 @@ pub fn run_job(
         }
     };
     let end = created + job.node_budget.max(1);
-    let thresholds = match (job.pn_threshold, job.dn_threshold) {
-        (0, 0) => None,
-        (pn, dn) => Some((
-            if pn == 0 { INFINITY } else { pn },
-            if dn == 0 { INFINITY } else { dn },
-        )),
+    let thresholds = ((job.pn_threshold, job.dn_threshold) != (0, 0)).then(|| {
+        (
+            threshold_from_wire(job.pn_threshold),
+            threshold_from_wire(job.dn_threshold),
+        )
+    });
+    // First MIN_THRESHOLD_NODES nodes (or the whole budget without thresholds), then, if that
+    // run stopped at its node count (not solved, cancelled or at the memory cap), on until
+    // the leaf reaches its thresholds or the budget.
+    let first = match thresholds {
+        Some(_) => end.min(created + MIN_THRESHOLD_NODES),
+        None => end,
     };
-    // First MIN_THRESHOLD_NODES nodes (or the whole budget without thresholds), then on
-    // until the leaf reaches its thresholds or the budget.
     let mut limits = Limits {
-        max_nodes: Some(if thresholds.is_some() {
-            end.min(created + MIN_THRESHOLD_NODES)
-        } else {
-            end
-        }),
+        max_nodes: Some(first),
         cancel: Some(cancel),
         max_bytes: Some(ctx.search_bytes),
         ..Limits::default()
     };
     let mut outcome = search.run(&limits);
     let mut facts: Vec<(Key, Value)> = search.solved_last_run().to_vec();
-    if thresholds.is_some() && matches!(outcome, Outcome::Unknown { .. }) {
+    if first < end
+        && matches!(outcome, Outcome::Unknown { .. })
+        && search.stats().nodes_created >= first
+    {
         limits.max_nodes = Some(end);
         limits.thresholds = thresholds;
         outcome = search.run(&limits);

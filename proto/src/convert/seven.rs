@@ -117,6 +117,26 @@ pub fn unpack(bytes: &[u8], field: &str) -> Result<Position, WireError> {
         .map_err(|e| WireError::new(field, e))
 }
 
+/// A proof-number threshold as `Job.pn_threshold` / `dn_threshold` carry it: 0 for none
+/// ([`INFINITY`](solver_core::pns::INFINITY)), else the number itself.
+pub fn threshold_to_wire(t: solver_core::pns::Number) -> u64 {
+    if t == solver_core::pns::INFINITY {
+        0
+    } else {
+        t
+    }
+}
+
+/// The inverse of [`threshold_to_wire`]: 0 is [`INFINITY`](solver_core::pns::INFINITY), no
+/// threshold.
+pub fn threshold_from_wire(raw: u64) -> solver_core::pns::Number {
+    if raw == 0 {
+        solver_core::pns::INFINITY
+    } else {
+        raw
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +161,15 @@ mod tests {
         let mut bad = bytes;
         bad[2..18].copy_from_slice(&u128::MAX.to_be_bytes());
         assert!(unpack(&bad, "x").is_err());
+    }
+
+    #[test]
+    fn thresholds_round_trip_with_zero_for_none() {
+        use solver_core::pns::INFINITY;
+        assert_eq!(threshold_to_wire(INFINITY), 0);
+        assert_eq!(threshold_from_wire(0), INFINITY);
+        for t in [1, 7, INFINITY - 1] {
+            assert_eq!(threshold_from_wire(threshold_to_wire(t)), t);
+        }
     }
 }

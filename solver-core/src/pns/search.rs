@@ -20,8 +20,9 @@ pub struct Limits {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Cap on [`Search::approx_bytes`], in bytes. When the DAG grows past it the search
     /// collects garbage ([`Search::collect_garbage`]); when the unsolved part alone is still
-    /// above half the cap it collapses the least recently used unsolved subtrees
-    /// ([`Search::collapse`]) until it is below, and stops with [`Outcome::Unknown`] only when
+    /// above half the cap it collapses the least recently used unsolved subtrees into leaves
+    /// (each keeps its (pn, dn) and position, and is expanded again when it is most-proving)
+    /// until it is below, and stops with [`Outcome::Unknown`] only when
     /// even that leaves more than 7/8 of the cap. Checked every few hundred expansions.
     pub max_bytes: Option<usize>,
     /// Stop once the root's proof number reaches `.0` or its disproof number reaches `.1`
@@ -65,8 +66,8 @@ pub struct Stats {
     pub gc_runs: u64,
     /// Nodes freed by those collections.
     pub nodes_freed: u64,
-    /// Unsolved subtrees collapsed back into leaves by those collections
-    /// ([`Search::collapse`]).
+    /// Unsolved subtrees collapsed back into leaves by those collections (see
+    /// [`Limits::max_bytes`]).
     pub collapsed: u64,
 }
 

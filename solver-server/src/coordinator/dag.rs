@@ -566,6 +566,11 @@ mod tests {
         assert_eq!(dag.select_with_thresholds(), Some((did, (3, 6))));
     }
 
+    /// The leaf [`Dag::select_for`] leases `searcher` (without its thresholds).
+    fn leaf_for(dag: &Dag, searcher: Searcher) -> Option<NodeId> {
+        dag.select_for(searcher).map(|(id, _)| id)
+    }
+
     #[test]
     fn a_searcher_is_leased_its_own_leaves_before_anothers() {
         let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
@@ -577,30 +582,22 @@ mod tests {
         // Searcher 1 expanded the root: both children are in its table.
         dag.expand(ROOT, &[(a, 1, 3), (b, 2, 3)], 1);
         let (aid, bid) = (dag.get(&a).expect("a"), dag.get(&b).expect("b"));
-        assert_eq!(dag.select_for(1).map(|(id, _)| id), Some(aid));
-        assert_eq!(
-            dag.select_for(2).map(|(id, _)| id),
-            Some(aid),
-            "no leaf of its own: the best"
-        );
+        assert_eq!(leaf_for(&dag, 1), Some(aid));
+        assert_eq!(leaf_for(&dag, 2), Some(aid), "no leaf of its own: the best");
         // Searcher 2 searched a: a's child is its own.
         dag.expand(aid, &[(c, 5, 1)], 2);
         let cid = dag.get(&c).expect("c");
         assert_eq!(dag.node(cid).owner, 2);
         assert_eq!(dag.select(), Some(bid), "a's pn grew past b's");
-        assert_eq!(dag.select_for(1).map(|(id, _)| id), Some(bid));
+        assert_eq!(leaf_for(&dag, 1), Some(bid));
         assert_eq!(
-            dag.select_for(2).map(|(id, _)| id),
+            leaf_for(&dag, 2),
             Some(cid),
             "its own leaf, not searcher 1's b"
         );
-        assert_eq!(dag.select_for(3).map(|(id, _)| id), Some(bid));
+        assert_eq!(leaf_for(&dag, 3), Some(bid));
         dag.set_leased(cid, true);
-        assert_eq!(
-            dag.select_for(2).map(|(id, _)| id),
-            Some(bid),
-            "its own leaf is busy"
-        );
+        assert_eq!(leaf_for(&dag, 2), Some(bid), "its own leaf is busy");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use solver_core::games::seven::Key;
 use solver_core::pns::{Number, Value};
-use solver_proto::convert::seven::{pack_key, unpack};
+use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
 use solver_proto::v1;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -214,8 +214,8 @@ impl Coordinator {
                 disabled_techniques: disabled,
                 node_budget: budget,
                 lease_ms,
-                pn_threshold: threshold(pn_threshold),
-                dn_threshold: threshold(dn_threshold),
+                pn_threshold: threshold_to_wire(pn_threshold),
+                dn_threshold: threshold_to_wire(dn_threshold),
             });
         }
         self.write(batch)?;
@@ -548,13 +548,4 @@ fn check_children(children: &[(Key, Number, Number)], leaf: &Key) -> Result<(), 
         }
     }
     Ok(())
-}
-
-/// A threshold on the wire: 0 for none ([`INFINITY`](solver_core::pns::INFINITY)).
-fn threshold(t: solver_core::pns::Number) -> u64 {
-    if t == solver_core::pns::INFINITY {
-        0
-    } else {
-        t
-    }
 }

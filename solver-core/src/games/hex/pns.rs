@@ -3,12 +3,12 @@
 //! A node is a position (two bitboards and the side to move); the OR player is the side to move
 //! at the root. Every position is simplified before it enters the search, with the same sound
 //! knowledge as the alpha-beta solver ([`super::solver`]):
-//! 1. dead-cell fill-in ([`super::dead`]), which never changes the value;
+//! 1. dead-cell fill-in (module `hex::dead`), which never changes the value;
 //! 2. a connected side has won;
 //! 3. the side to move wins when it has a one-move win;
 //! 4. it loses against two different one-move wins of the opponent (one stone blocks one);
 //!    against exactly one, its mustplay is that cell;
-//! 5. it wins with a virtual connection or semi-connection of its own ([`super::vc`]) and loses
+//! 5. it wins with a virtual connection or semi-connection of its own (module `hex::vc`) and loses
 //!    against a virtual connection of the opponent; an opponent semi-connection restricts the
 //!    mustplay to its carrier.
 //!

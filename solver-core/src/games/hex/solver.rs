@@ -1,14 +1,14 @@
 //! The fast Hex solver: the seed's mustplay / winset search (see [`super::reference`]) made
 //! fast with sound Hex knowledge, a transposition table and move ordering.
 //!
-//! Every node of the search, in order (the step numbers appear in [`Solver::search`]):
-//! 1. dead-cell fill-in ([`super::dead`]), which never changes the value;
+//! Every node of the search, in order (the step numbers appear in `Solver::search`):
+//! 1. dead-cell fill-in (module `hex::dead`), which never changes the value;
 //! 2. transposition table, keyed by the position up to the 180-degree rotation;
 //! 3. win at once when a move connects;
 //! 4. lose when the opponent has two different one-move wins (one move blocks only one), and
 //!    play the only block when it has exactly one;
 //! 5. win when the side to move has a bridge virtual connection or semi-connection
-//!    ([`super::vc`]); lose when the opponent has a VC; restrict mustplay to the carrier of
+//!    (module `hex::vc`); lose when the opponent has a VC; restrict mustplay to the carrier of
 //!    an opponent semi-connection;
 //! 6. try the mustplay moves, best first (history heuristic, then nearness to the centre);
 //!    each refutation's winset shrinks mustplay as in the seed.

@@ -76,7 +76,7 @@ async fn work_until_done(
     worker: &str,
     ids: &[String],
 ) {
-    let ctx = JobContext::new(64, 1);
+    let ctx = JobContext::new(64);
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let mut all_done = true;
@@ -103,7 +103,7 @@ async fn report(
     job: &v1::Job,
     ctx: &JobContext,
 ) -> bool {
-    let mut r = run_job(job, ctx, Arc::default(), &mut None).expect("the job runs");
+    let mut r = run_job(job, ctx, Arc::default()).expect("the job runs");
     r.worker = worker.into();
     w.report(r).await.expect("report").into_inner().applied
 }
@@ -189,7 +189,7 @@ async fn two_problems_at_once_share_the_workers() {
         problems.len() >= 2,
         "jobs of several problems: {problems:?}"
     );
-    let ctx = JobContext::new(64, 1);
+    let ctx = JobContext::new(64);
     for job in &jobs {
         report(&mut w, "w", job, &ctx).await;
     }
@@ -247,7 +247,7 @@ async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
         .expect("heartbeat")
         .into_inner();
     assert_eq!(hb.cancelled_job_ids, vec![lost.job_id.clone()]);
-    let ctx = JobContext::new(64, 1);
+    let ctx = JobContext::new(64);
     assert!(
         !report(&mut w, "vanished", &lost, &ctx).await,
         "stale: estimates dropped"
@@ -269,11 +269,11 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let server = start_with(|_| {}).await;
     let (mut s, mut w) = clients(&server).await;
     let id = submit(&mut s, empty_spec(9, true, 200)).await;
-    let ctx = JobContext::new(64, 1);
+    let ctx = JobContext::new(64);
 
     // A report counts once.
     let job = lease_one(&mut w, "a").await;
-    let mut r = run_job(&job, &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
     r.worker = "a".into();
     assert!(
         w.report(r.clone())
@@ -288,7 +288,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
 
     // Another worker's lease cannot be reported, renewed or abandoned.
     let job = lease_one(&mut w, "a").await;
-    let mut r = run_job(&job, &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
     r.worker = "b".into();
     let err = w.report(r).await.expect_err("foreign report");
     assert_eq!(err.code(), Code::FailedPrecondition);

@@ -27,13 +27,14 @@ async fn problem(s: &mut SolverClient<Channel>, id: &str) -> v1::Problem {
     .into_inner()
 }
 
-/// Runs up to `jobs` jobs (or until the problem is finished); returns whether it finished.
+/// Runs up to `jobs` jobs (or until the problem is finished); returns whether it finished. Each
+/// job runs in a fresh worker context (no search kept from the previous job), so that the
+/// solve takes many jobs.
 async fn work(
     s: &mut SolverClient<Channel>,
     w: &mut WorkClient<Channel>,
     id: &str,
     jobs: usize,
-    ctx: &JobContext,
 ) -> bool {
     let mut done = 0;
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -47,7 +48,7 @@ async fn work(
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for job in leased {
-            let mut r = run_job(&job, ctx, Arc::default(), &mut None).expect("runs");
+            let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("runs");
             r.worker = "w".into();
             w.report(r).await.expect("report");
             done += 1;
@@ -80,9 +81,9 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         .expect("submit")
         .into_inner()
         .problem_id;
-    let ctx = JobContext::new(64, 1);
+    let ctx = JobContext::new(64);
     assert!(
-        !work(&mut s, &mut w, &id, 6, &ctx).await,
+        !work(&mut s, &mut w, &id, 6).await,
         "still running after 6 jobs"
     );
     // One more lease, never reported: the crash loses it, the restart re-leases its leaf.
@@ -130,7 +131,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
     );
     assert!(new > old, "job ids go on: {new} after {old}");
     // The lost lease's late report is stale but its facts count; then finish.
-    let mut r = run_job(&lost[0], &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&lost[0], &ctx, Arc::default()).expect("runs");
     r.worker = "w".into();
     assert!(
         !w.report(r)
@@ -139,10 +140,10 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
             .into_inner()
             .applied
     );
-    let mut r = run_job(&next[0], &ctx, Arc::default(), &mut None).expect("runs");
+    let mut r = run_job(&next[0], &ctx, Arc::default()).expect("runs");
     r.worker = "w".into();
     w.report(r).await.expect("report");
-    assert!(work(&mut s, &mut w, &id, usize::MAX, &ctx).await);
+    assert!(work(&mut s, &mut w, &id, usize::MAX).await);
     let p = problem(&mut s, &id).await;
     let result = p.result.expect("result");
     assert_eq!(result.winner, v1::Winner::Maker as i32);

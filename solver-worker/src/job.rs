@@ -2,12 +2,12 @@
 //! the node budget, and build the report. No I/O here: the caller sends the report.
 
 use std::collections::HashMap;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 use solver_core::games::seven::{Key, Rules, SevenGame, Technique};
-use solver_core::pns::{Game, Limits, Outcome, Search, Value};
+use solver_core::pns::{Game, Limits, Number, Outcome, Search, Shared, Value};
 use solver_proto::convert::seven::{pack_key, threshold_from_wire, unpack};
 use solver_proto::v1;
 
@@ -82,25 +82,31 @@ impl SolvedCache {
 type RulesCache = HashMap<(u8, Vec<Technique>), Arc<Rules>>;
 
 /// What jobs share: the rules per (width, techniques switched off), the solved cache, and the
-/// memory cap of each slot's [`Retained`] search.
+/// search DAG kept from job to job ([`Retained`]).
 #[derive(Debug)]
 pub struct JobContext {
     rules: Mutex<RulesCache>,
     /// Solved positions from earlier jobs of every slot.
     pub cache: Arc<SolvedCache>,
-    /// Cap of one slot's retained search DAG, in bytes ([`Limits::max_bytes`]).
+    /// The search every slot runs its jobs in.
+    retained: Mutex<Option<Retained>>,
+    /// The jobs under way, oldest first, which idle slots help ([`help`]).
+    running: Mutex<Vec<Arc<Running>>>,
+    /// Cap of the retained search DAG, in bytes ([`Limits::max_bytes`]).
     search_bytes: usize,
 }
 
 impl JobContext {
-    /// A context for `slots` job slots sharing `table_mib` MiB: a quarter for the solved
-    /// cache, the rest split evenly between the slots' retained searches.
-    pub fn new(table_mib: usize, slots: u32) -> Self {
+    /// A context for job slots sharing `table_mib` MiB: a quarter for the solved cache, the
+    /// rest for the retained search DAG.
+    pub fn new(table_mib: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
         Self {
             rules: Mutex::new(HashMap::new()),
             cache: Arc::new(SolvedCache::new(table_mib / 4)),
-            search_bytes: (bytes - bytes / 4) / slots.max(1) as usize,
+            retained: Mutex::new(None),
+            running: Mutex::new(Vec::new()),
+            search_bytes: bytes - bytes / 4,
         }
     }
 
@@ -111,23 +117,108 @@ impl JobContext {
                 .or_insert_with_key(|(_, d)| Rules::new(cols, d)),
         )
     }
+
+    /// The retained search for `rules`, or a new one (starting at `root`) that replaces it: a
+    /// job with other rules (width or techniques) starts over, and so does every job after a
+    /// search panicked while it updated the DAG.
+    fn search(&self, rules: &Arc<Rules>, root: &SevenGame) -> Arc<Shared<SevenGame>> {
+        let mut kept = self.retained.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.as_ref() {
+            Some(r) if Arc::ptr_eq(&r.rules, rules) && r.search.lock().is_ok() => {
+                Arc::clone(&r.search)
+            }
+            _ => {
+                let cache = Arc::clone(&self.cache);
+                let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
+                search.record_solved(true);
+                let search = Arc::new(Shared::new(search));
+                *kept = Some(Retained {
+                    rules: Arc::clone(rules),
+                    search: Arc::clone(&search),
+                });
+                search
+            }
+        }
+    }
 }
 
-/// One slot's search, kept from job to job: a job whose leaf is already in its DAG (a child
-/// of this slot's previous leaf, typically) goes on from the subtree built so far instead of
-/// searching it again. Replaced when a job comes with other rules (width or techniques);
-/// trimmed to the current leaf's subtree by garbage collection when it reaches its memory cap.
+/// The worker's search, kept from job to job and run by all its slots at once (one DAG, one
+/// transposition table; see [`Shared`]): a job whose leaf is already in the DAG (a child of an
+/// earlier leaf, typically, whichever slot searched it) goes on from the subtree built so far
+/// instead of searching it again. Replaced when a job comes with other rules (width or
+/// techniques); trimmed by garbage collection and collapsing when it reaches its memory cap.
 pub struct Retained {
     rules: Arc<Rules>,
-    search: Search<SevenGame>,
+    search: Arc<Shared<SevenGame>>,
 }
 
 impl std::fmt::Debug for Retained {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Retained")
-            .field("table_len", &self.search.table_len())
+        f.debug_struct("Retained").finish_non_exhaustive()
+    }
+}
+
+/// A job under way, as a helping slot sees it.
+struct Running {
+    root: SevenGame,
+    search: Arc<Shared<SevenGame>>,
+    thresholds: Option<(Number, Number)>,
+    /// Set when the job has ended: helpers stop.
+    done: Arc<AtomicBool>,
+    /// Nodes helpers created for it.
+    helped: AtomicU64,
+}
+
+impl std::fmt::Debug for Running {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Running")
+            .field("thresholds", &self.thresholds)
             .finish_non_exhaustive()
     }
+}
+
+/// Registers a job as under way for the slots that [`help`], until dropped.
+struct Registration<'a> {
+    ctx: &'a JobContext,
+    job: Arc<Running>,
+}
+
+impl Drop for Registration<'_> {
+    fn drop(&mut self) {
+        self.job.done.store(true, Ordering::Relaxed);
+        let mut running = self
+            .ctx
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        running.retain(|r| !Arc::ptr_eq(r, &self.job));
+    }
+}
+
+/// Lets a slot that got no job help the oldest job under way for at most `slice`: it runs the
+/// same leaf in the worker's shared search ([`Shared::run`]), taking the leaves the job's own
+/// thread has not taken, until the job ends, reaches its thresholds or the slice is over. The
+/// nodes it creates count as the job's. Returns false when no job is under way.
+pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
+    let job = {
+        let running = ctx.running.lock().unwrap_or_else(PoisonError::into_inner);
+        match running.first() {
+            Some(job) => Arc::clone(job),
+            None => return false,
+        }
+    };
+    let limits = Limits {
+        deadline: Some(std::time::Instant::now() + slice),
+        cancel: Some(Arc::clone(&job.done)),
+        max_bytes: Some(ctx.search_bytes),
+        thresholds: job.thresholds,
+        ..Limits::default()
+    };
+    // A poisoned search fails the job itself; nothing to add here.
+    if let Ok((_, nodes)) = job.search.run(job.root.clone(), &limits) {
+        job.helped.fetch_add(nodes, Ordering::Relaxed);
+    }
+    true
 }
 
 /// A job's outcome, ready to be sent (the caller fills in `worker`).
@@ -135,17 +226,17 @@ pub type JobReport = v1::ReportRequest;
 
 /// Searches `job` until its leaf is solved, its node budget is spent or `cancel` is set, and
 /// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
-/// this job found (at most [`MAX_REPORTED_FACTS`]); nodes created and time. `retained` is the
-/// slot's search from its previous jobs (see [`Retained`]); it is reused or replaced.
+/// found since the last report (by this job or another slot's, at most
+/// [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
+/// (see [`Retained`]), which other slots run at the same time.
 ///
 /// # Errors
-/// A message when the job cannot be run (bad position bytes, an unknown technique); the caller
-/// reports it as a failed job.
+/// A message when the job cannot be run (bad position bytes, an unknown technique, a search
+/// that another job's panic left unusable); the caller reports it as a failed job.
 pub fn run_job(
     job: &v1::Job,
     ctx: &JobContext,
     cancel: Arc<AtomicBool>,
-    retained: &mut Option<Retained>,
 ) -> Result<JobReport, String> {
     let start = std::time::Instant::now();
     let position = unpack(&job.position, "position").map_err(|e| e.to_string())?;
@@ -168,20 +259,8 @@ pub fn run_job(
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         return Ok(report);
     }
-    let (search, created) = match retained {
-        Some(r) if Arc::ptr_eq(&r.rules, &rules) => {
-            let created = r.search.stats().nodes_created;
-            r.search.set_root(root.clone());
-            (&mut r.search, created)
-        }
-        _ => {
-            let cache = Arc::clone(&ctx.cache);
-            let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
-            search.record_solved(true);
-            (&mut retained.insert(Retained { rules, search }).search, 0)
-        }
-    };
-    let end = created + job.node_budget.max(1);
+    let shared = ctx.search(&rules, &root);
+    let budget = job.node_budget.max(1);
     let thresholds = ((job.pn_threshold, job.dn_threshold) != (0, 0)).then(|| {
         (
             threshold_from_wire(job.pn_threshold),
@@ -192,8 +271,8 @@ pub fn run_job(
     // run stopped at its node count (not solved, cancelled or at the memory cap), on until
     // the leaf reaches its thresholds or the budget.
     let first = match thresholds {
-        Some(_) => end.min(created + MIN_THRESHOLD_NODES),
-        None => end,
+        Some(_) => budget.min(MIN_THRESHOLD_NODES),
+        None => budget,
     };
     let mut limits = Limits {
         max_nodes: Some(first),
@@ -201,18 +280,35 @@ pub fn run_job(
         max_bytes: Some(ctx.search_bytes),
         ..Limits::default()
     };
-    let mut outcome = search.run(&limits);
-    let mut facts: Vec<(Key, Value)> = search.solved_last_run().to_vec();
-    if first < end
-        && matches!(outcome, Outcome::Unknown { .. })
-        && search.stats().nodes_created >= first
-    {
-        limits.max_nodes = Some(end);
+    let registration = Registration {
+        ctx,
+        job: Arc::new(Running {
+            root: root.clone(),
+            search: Arc::clone(&shared),
+            thresholds,
+            done: Arc::default(),
+            helped: AtomicU64::new(0),
+        }),
+    };
+    ctx.running
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(Arc::clone(&registration.job));
+    let poisoned = |e: solver_core::pns::Poisoned| e.to_string();
+    let (mut outcome, mut nodes) = shared.run(root.clone(), &limits).map_err(poisoned)?;
+    if first < budget && matches!(outcome, Outcome::Unknown { .. }) && nodes >= first {
+        limits.max_nodes = Some(budget - nodes);
         limits.thresholds = thresholds;
-        outcome = search.run(&limits);
-        facts.extend_from_slice(search.solved_last_run());
+        let more;
+        (outcome, more) = shared.run(root.clone(), &limits).map_err(poisoned)?;
+        nodes += more;
     }
-    let children = search.child_reports(&root);
+    let helped = registration.job.helped.load(Ordering::Relaxed);
+    drop(registration);
+    let (children, mut facts) = {
+        let mut search = shared.lock().map_err(poisoned)?;
+        (search.child_reports(&root), search.take_solved())
+    };
     ctx.cache.extend(facts.iter().copied());
     facts.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
     match outcome {
@@ -242,7 +338,7 @@ pub fn run_job(
             maker_wins: v == Value::Proven,
         })
         .collect();
-    report.nodes = search.stats().nodes_created - created;
+    report.nodes = nodes + helped;
     report.elapsed_ms = start.elapsed().as_millis() as u64;
     Ok(report)
 }
@@ -266,14 +362,14 @@ mod tests {
 
     #[test]
     fn a_job_stops_at_its_thresholds_after_its_minimum_share() {
-        let ctx = JobContext::new(64, 1);
+        let ctx = JobContext::new(64);
         let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
         let reached = v1::Job {
             pn_threshold: 1,
             dn_threshold: 0,
             ..job(&big, 1_000_000)
         };
-        let r = run_job(&reached, &ctx, Arc::default(), &mut None).expect("runs");
+        let r = run_job(&reached, &ctx, Arc::default()).expect("runs");
         assert_eq!(r.maker_wins, None);
         assert!(!r.children.is_empty());
         // One expansion may create a few dozen nodes past the minimum.
@@ -283,15 +379,15 @@ mod tests {
             r.nodes
         );
         // Without thresholds the same job runs on (here, to a budget of 5,000).
-        let r = run_job(&job(&big, 5_000), &ctx, Arc::default(), &mut None).expect("runs");
+        let r = run_job(&job(&big, 5_000), &ctx, Arc::default()).expect("runs");
         assert!(r.nodes >= 5_000, "{} nodes", r.nodes);
     }
 
     #[test]
     fn a_small_board_is_solved_and_a_big_one_reports_children() {
-        let ctx = JobContext::new(1, 1);
+        let ctx = JobContext::new(1);
         let small = Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker);
-        let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default(), &mut None).expect("runs");
+        let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default()).expect("runs");
         assert_eq!(
             r.maker_wins,
             Some(true),
@@ -300,7 +396,7 @@ mod tests {
         assert_eq!(r.job_id, "7");
 
         let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
-        let r = run_job(&job(&big, 50), &ctx, Arc::default(), &mut None).expect("runs");
+        let r = run_job(&job(&big, 50), &ctx, Arc::default()).expect("runs");
         assert_eq!(r.maker_wins, None);
         assert!(!r.children.is_empty());
         assert!(r.children.iter().all(|c| c.pn > 0 && c.dn > 0));
@@ -309,10 +405,9 @@ mod tests {
 
     #[test]
     fn a_retained_search_goes_on_below_the_previous_leaf() {
-        let ctx = JobContext::new(64, 1);
+        let ctx = JobContext::new(64);
         let root = Position::empty(Cols::try_from(8u32).expect("width"), Side::Maker);
-        let mut kept = None;
-        let first = run_job(&job(&root, 1_000), &ctx, Arc::default(), &mut kept).expect("runs");
+        let first = run_job(&job(&root, 1_000), &ctx, Arc::default()).expect("runs");
         assert_eq!(first.maker_wins, None);
         let child_job = |c: &v1::ChildEstimate| v1::Job {
             position: c.position.clone(),
@@ -326,14 +421,8 @@ mod tests {
             .filter(|c| c.pn > 0 && c.dn > 0)
             .take(6)
         {
-            let a = run_job(&child_job(c), &ctx, Arc::default(), &mut kept).expect("runs");
-            let b = run_job(
-                &child_job(c),
-                &JobContext::new(64, 1),
-                Arc::default(),
-                &mut None,
-            )
-            .expect("runs");
+            let a = run_job(&child_job(c), &ctx, Arc::default()).expect("runs");
+            let b = run_job(&child_job(c), &JobContext::new(64), Arc::default()).expect("runs");
             assert_eq!(a.maker_wins, b.maker_wins);
             assert!(a.maker_wins.is_some());
             reused += a.nodes;
@@ -346,18 +435,45 @@ mod tests {
     }
 
     #[test]
+    fn a_helping_thread_searches_the_same_job() {
+        let ctx = JobContext::new(256);
+        let root = Position::empty(Cols::try_from(11u32).expect("width"), Side::Maker);
+        let alone = run_job(
+            &job(&root, 100_000_000),
+            &JobContext::new(256),
+            Arc::default(),
+        )
+        .expect("runs");
+        let (report, helped) = std::thread::scope(|s| {
+            let running = s.spawn(|| run_job(&job(&root, 100_000_000), &ctx, Arc::default()));
+            let mut helped = false;
+            while !running.is_finished() {
+                helped |= help(&ctx, std::time::Duration::from_millis(20));
+            }
+            (running.join().expect("no panic").expect("runs"), helped)
+        });
+        assert!(helped, "the job was under way while the test helped");
+        assert_eq!(report.maker_wins, Some(true), "Maker wins (4, 11, 7^tr)");
+        assert_eq!(report.maker_wins, alone.maker_wins);
+        assert!(
+            !help(&ctx, std::time::Duration::from_millis(20)),
+            "no job under way"
+        );
+    }
+
+    #[test]
     fn bad_bytes_and_unknown_techniques_are_errors() {
-        let ctx = JobContext::new(1, 1);
+        let ctx = JobContext::new(1);
         let mut j = job(
             &Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker),
             10,
         );
         j.disabled_techniques = vec!["nope".into()];
-        assert!(run_job(&j, &ctx, Arc::default(), &mut None).is_err());
+        assert!(run_job(&j, &ctx, Arc::default()).is_err());
         j.disabled_techniques.clear();
         j.position.truncate(3);
         assert!(
-            run_job(&j, &ctx, Arc::default(), &mut None)
+            run_job(&j, &ctx, Arc::default())
                 .expect_err("bad bytes fail")
                 .contains("34 bytes")
         );

@@ -3,11 +3,11 @@
 //!
 //! # Layout
 //!
-//! - [`job`]: one job off the async runtime (decode, simplify, bounded PNS, build the report)
-//!   and the worker's bounded table of solved positions. No I/O.
-//! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots, each leasing one job
-//!   at a time, searching it on a blocking thread while heartbeats keep the lease alive, and
-//!   reporting it.
+//! - [`job`]: one job off the async runtime (decode, simplify, bounded PNS, build the report),
+//!   the search DAG all jobs share and the worker's bounded table of solved positions. No I/O.
+//! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots (search threads), each
+//!   helping the worker's job under way if there is one, else leasing one job, searching it on
+//!   a blocking thread while heartbeats keep the lease alive, and reporting it.
 //!
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
 //! jittered exponential backoff, reset on success; a job that fails (bad bytes, a panic inside
@@ -32,7 +32,7 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tracing::{Instrument, field, info, info_span, warn};
 
-use job::{JobContext, Retained, run_job};
+use job::{JobContext, run_job};
 
 /// Default of [`Config::table_mb`], in MiB.
 pub const DEFAULT_TABLE_MB: usize = 1024;
@@ -50,13 +50,16 @@ pub struct Config {
     #[arg(long, env = "SOLVER_SERVER", default_value = "http://127.0.0.1:50051")]
     pub server: String,
 
-    /// Jobs run at once, each on its own thread (default: the number of cores).
+    /// Search threads (default: the number of cores). Each leases and runs jobs on its own
+    /// thread; while one of the worker's jobs is under way the others help it rather than
+    /// lease more (all search one DAG).
     #[arg(long, env = "SOLVER_JOBS", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 
     /// Memory for this worker's tables, in MiB: a quarter for the solved positions shared by
-    /// all jobs, the rest split between the slots' search DAGs, which are kept from job to job
-    /// (a job below an earlier one goes on from its subtree) and trimmed when full.
+    /// all jobs, the rest for the search DAG that all slots run their jobs in at once, kept
+    /// from job to job (a job below an earlier one goes on from its subtree) and trimmed when
+    /// full.
     #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB)]
     pub table_mb: usize,
 
@@ -214,13 +217,12 @@ pub async fn run(
     let client = connect(&config)?;
     let name: Arc<str> = Arc::from(config.worker_name());
     let slots = config.job_slots();
-    let ctx = Arc::new(JobContext::new(config.table_mb, slots));
+    let ctx = Arc::new(JobContext::new(config.table_mb));
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
-    for index in 0..slots {
+    for _ in 0..slots {
         let slot = Slot {
-            index,
             client: client.clone(),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
@@ -252,10 +254,12 @@ pub async fn run(
     result.map(|()| summary)
 }
 
-/// One job slot: lease, search, report, again.
+/// How long a slot that got no job helps another slot's job before it asks for a lease again.
+const HELP_SLICE: Duration = Duration::from_millis(500);
+
+/// One job slot: lease, search, report, again; when there is nothing to lease, help the job of
+/// another slot (see [`job::help`]).
 struct Slot {
-    /// The slot's number, sent with its leases (its search table is its own).
-    index: u32,
     client: Client,
     name: Arc<str>,
     ctx: Arc<JobContext>,
@@ -275,13 +279,17 @@ impl Slot {
                 s.cancel();
             });
         }
-        // The search kept from job to job (see `job::Retained`).
-        let mut retained: Option<Retained> = None;
         while !stop.is_cancelled() {
+            // A job of this worker under way: search it too (one job searched by several
+            // threads wastes less than several jobs at once).
+            if self.help().await {
+                continue;
+            }
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,
-                slot: self.index,
+                // One searcher: every slot searches the worker's one DAG.
+                slot: 0,
             };
             // Not raced against a graceful stop: a lease the server granted must not be lost
             // in flight (it would sit leased until it expires). Jobs that arrive after the
@@ -300,6 +308,10 @@ impl Slot {
                 }
             };
             if resp.jobs.is_empty() {
+                // Nothing to lease: help a job of another slot for a while, or wait.
+                if self.help().await {
+                    continue;
+                }
                 let wait = Duration::from_millis(u64::from(resp.retry_after_ms.max(10)));
                 tokio::select! {
                     () = tokio::time::sleep(wait) => {}
@@ -312,16 +324,23 @@ impl Slot {
                 if stop.is_cancelled() {
                     self.abandon(&job).await;
                 } else {
-                    self.job(job, heartbeat, &mut retained).await;
+                    self.job(job, heartbeat).await;
                 }
             }
         }
         Ok(())
     }
 
-    /// Runs one job to its report (or hands it back on abort), with the slot's retained search
-    /// (lost if the search panics).
-    async fn job(&self, job: v1::Job, heartbeat: Duration, retained: &mut Option<Retained>) {
+    /// Helps another slot's job for [`HELP_SLICE`] (see [`job::help`]); false when no job is
+    /// under way.
+    async fn help(&self) -> bool {
+        let ctx = Arc::clone(&self.ctx);
+        let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));
+        matches!(helped.await, Ok(true))
+    }
+
+    /// Runs one job to its report (or hands it back on abort) in the worker's retained search.
+    async fn job(&self, job: v1::Job, heartbeat: Duration) {
         let span = info_span!(
             "job",
             problem = %job.problem_id,
@@ -333,11 +352,7 @@ impl Slot {
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));
-                let mut kept = retained.take();
-                tokio::task::spawn_blocking(move || {
-                    let r = run_job(&job, &ctx, cancel, &mut kept);
-                    (r, kept)
-                })
+                tokio::task::spawn_blocking(move || run_job(&job, &ctx, cancel))
             };
             let mut ticks =
                 tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
@@ -356,10 +371,6 @@ impl Slot {
                 self.abandon(&job).await;
                 return;
             }
-            let joined = joined.map(|(r, kept)| {
-                *retained = kept;
-                r
-            });
             let mut report = match joined {
                 Ok(Ok(r)) => r,
                 Ok(Err(msg)) => failed(&job, msg),

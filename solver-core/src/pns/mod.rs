@@ -13,8 +13,10 @@
 //! over-estimate of DAG PNS), which affects only the search order, never the values.
 
 mod search;
+mod shared;
 
 pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
+pub use shared::{Poisoned, Shared};
 
 use std::fmt::Debug;
 use std::hash::Hash;
@@ -76,6 +78,11 @@ pub trait Game: Clone {
     fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
         children.iter().map(|c| c.estimate()).collect()
     }
+
+    /// Computes now, and keeps, what [`Game::estimate_children`] will read of this simplified,
+    /// undecided position. The threads of a [`Shared`] search call it on each new child
+    /// outside their lock, so that the estimate made under the lock is cheap. Default: nothing.
+    fn prepare(&mut self) {}
 
     /// A split of this simplified, undecided position into sub-positions whose values decide
     /// it by the returned formula (for example independent components of a sum of games), or

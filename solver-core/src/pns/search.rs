@@ -111,6 +111,9 @@ struct Node {
     queued: bool,
     /// The slot holds a node (false after the garbage collector freed it).
     alive: bool,
+    /// Selected for expansion by a thread of a [`super::Shared`] search that expands it outside
+    /// the lock: other threads pass it by, the garbage collector keeps it.
+    busy: bool,
     /// The iteration of [`Search::run`] in which the node was last on the most-proving path
     /// (or created): the recency [`Search::collapse`] goes by.
     touched: u32,
@@ -145,8 +148,12 @@ pub struct Search<G: Game> {
     links: usize,
     /// The node searched from (see [`Search::set_root`]).
     root: u32,
-    /// Positions solved in the last [`Search::run`], when [`Search::record_solved`] is on.
+    /// Positions solved since the last [`Search::take_solved`], when [`Search::record_solved`]
+    /// is on.
     solved_log: Option<Vec<(G::Key, Value)>>,
+    /// The roots of the runs of a [`super::Shared`] search under way (kept by the garbage
+    /// collector and never collapsed, like `root`).
+    pub(super) pins: Vec<u32>,
     /// Iterations of [`Search::run`] so far, over all runs (saturating): the clock of
     /// `Node::touched`.
     clock: u32,
@@ -156,7 +163,7 @@ pub struct Search<G: Game> {
 pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 
 /// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
-const CHECK_EVERY: u64 = 256;
+pub(super) const CHECK_EVERY: u64 = 256;
 
 fn numbers_of(value: Value) -> (Number, Number) {
     match value {
@@ -190,6 +197,7 @@ impl<G: Game> Search<G> {
             links: 0,
             root: 0,
             solved_log: None,
+            pins: Vec::new(),
             clock: 0,
         };
         s.set_root(root);
@@ -201,11 +209,16 @@ impl<G: Game> Search<G> {
     /// nothing), a new one is added. The root's move list ([`Search::root_children`]) starts
     /// empty. Node budgets ([`Limits::max_nodes`]) count from the search's creation.
     pub fn set_root(&mut self, root: G) {
+        self.root = self.node_of(root);
+        self.root_moves.clear();
+    }
+
+    /// The node of `root` (simplified): the one in the table, or a new one.
+    pub(super) fn node_of(&mut self, root: G) -> u32 {
         let mut root = root;
         let value = root.simplify();
         let key = root.key();
-        self.root_moves.clear();
-        self.root = match self.table.get(&key) {
+        match self.table.get(&key) {
             Some(&id) => id,
             None => {
                 let value = value.or_else(|| self.lookup(&key));
@@ -215,36 +228,23 @@ impl<G: Game> Search<G> {
                 };
                 self.insert(key, root, value, numbers)
             }
-        };
+        }
     }
 
     /// Searches until the root is solved or a limit is reached.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let start = Instant::now();
-        if let Some(log) = self.solved_log.as_mut() {
-            log.clear();
-        }
         let mut iterations: u64 = 0;
-        while !self.nodes[self.root as usize].solved() {
-            let root = &self.nodes[self.root as usize];
-            if limits
-                .max_nodes
-                .is_some_and(|max| self.stats.nodes_created >= max)
-                || limits
-                    .thresholds
-                    .is_some_and(|(tpn, tdn)| root.pn >= tpn || root.dn >= tdn)
-            {
-                break;
-            }
+        while !self.stops(self.root, limits, self.stats.nodes_created) {
             iterations += 1;
             if iterations.is_multiple_of(CHECK_EVERY) && !self.within(limits) {
                 break;
             }
             // 1. Select the most-proving node.
-            self.clock = self.clock.saturating_add(1);
-            let leaf = self.most_proving();
+            let leaf = self.most_proving(self.root);
             // 2. Expand it.
-            self.expand(leaf);
+            let g = self.position(leaf);
+            self.apply(leaf, &g, Expansion::of(&g, false));
             // 3. Back up the new values to every ancestor whose numbers change.
             self.propagate(leaf);
         }
@@ -253,9 +253,28 @@ impl<G: Game> Search<G> {
         self.outcome()
     }
 
+    /// Whether a run from `root` is over: solved, `nodes` reached the node budget, or the
+    /// root reached its thresholds.
+    pub(super) fn stops(&self, root: u32, limits: &Limits, nodes: u64) -> bool {
+        let root = &self.nodes[root as usize];
+        root.solved()
+            || limits.max_nodes.is_some_and(|max| nodes >= max)
+            || limits
+                .thresholds
+                .is_some_and(|(tpn, tdn)| root.pn >= tpn || root.dn >= tdn)
+    }
+
+    /// The position of an unsolved position node (kept after its expansion, so that a
+    /// collapsed node is expanded again from it).
+    pub(super) fn position(&self, id: u32) -> G {
+        self.states[id as usize]
+            .clone()
+            .expect("an unsolved position node keeps its position")
+    }
+
     /// False when the run must stop: deadline, cancellation, or a memory cap that garbage
     /// collection cannot bring the DAG under.
-    fn within(&mut self, limits: &Limits) -> bool {
+    pub(super) fn within(&mut self, limits: &Limits) -> bool {
         if limits.deadline.is_some_and(|d| Instant::now() >= d)
             || limits
                 .cancel
@@ -283,16 +302,28 @@ impl<G: Game> Search<G> {
         }
     }
 
-    fn sample_bytes(&mut self) -> usize {
+    pub(super) fn sample_bytes(&mut self) -> usize {
         let bytes = self.approx_bytes();
         self.stats.peak_bytes = self.stats.peak_bytes.max(bytes as u64);
         bytes
     }
 
+    pub(super) fn root_id(&self) -> u32 {
+        self.root
+    }
+
+    pub(super) fn add_elapsed(&mut self, elapsed: Duration) {
+        self.stats.elapsed += elapsed;
+    }
+
     /// The root's state now.
     pub fn outcome(&self) -> Outcome {
-        let root = &self.nodes[self.root as usize];
-        match (root.pn, root.dn) {
+        self.outcome_of(self.root)
+    }
+
+    pub(super) fn outcome_of(&self, id: u32) -> Outcome {
+        let n = &self.nodes[id as usize];
+        match (n.pn, n.dn) {
             (0, _) => Outcome::Solved(Value::Proven),
             (_, 0) => Outcome::Solved(Value::Disproven),
             (pn, dn) => Outcome::Unknown { pn, dn },
@@ -361,18 +392,21 @@ impl<G: Game> Search<G> {
             .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
     }
 
-    /// Turns on (or off) the record of the positions each [`Search::run`] solves, read with
-    /// [`Search::solved_last_run`]: what a worker's job learned, without scanning the table.
-    /// Off by default (a long single run would hold a key per solved node).
+    /// Turns on (or off) the record of the positions the search solves, drained with
+    /// [`Search::take_solved`]: what a worker's job learned, without scanning the table. Off by
+    /// default (a long search would hold a key per solved node).
     pub fn record_solved(&mut self, on: bool) {
         self.solved_log = on.then(Vec::new);
     }
 
-    /// The positions the last [`Search::run`] solved (by simplification, by a known value or by
-    /// search), in the order they were solved; empty unless [`Search::record_solved`] is on.
-    /// Positions solved in earlier runs are not repeated.
-    pub fn solved_last_run(&self) -> &[(G::Key, Value)] {
-        self.solved_log.as_deref().unwrap_or_default()
+    /// The positions solved (by simplification, by a known value or by search) since the last
+    /// call, in the order they were solved; empty unless [`Search::record_solved`] is on. Each
+    /// position is reported once, when it becomes solved.
+    pub fn take_solved(&mut self) -> Vec<(G::Key, Value)> {
+        self.solved_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// Counters so far.
@@ -422,6 +456,7 @@ impl<G: Game> Search<G> {
             expanded: false,
             queued: false,
             alive: true,
+            busy: false,
             touched: self.clock,
             children: Vec::new(),
             parents: Vec::new(),
@@ -455,37 +490,77 @@ impl<G: Game> Search<G> {
         self.links += 2;
     }
 
-    fn most_proving(&mut self) -> u32 {
-        let mut id = self.root;
+    /// The most-proving node below `root`: at an OR node the child of least pn, at an AND
+    /// node the child of least dn, down to a leaf. Marks the path as recently used.
+    fn most_proving(&mut self, root: u32) -> u32 {
+        self.clock = self.clock.saturating_add(1);
+        let mut id = root;
         loop {
             self.nodes[id as usize].touched = self.clock;
             let n = &self.nodes[id as usize];
             if !n.expanded {
                 return id;
             }
-            let pick = |&c: &u32| {
-                let c = &self.nodes[c as usize];
-                if n.or { (c.pn, c.dn) } else { (c.dn, c.pn) }
-            };
             id = *n
                 .children
                 .iter()
-                .min_by_key(|c| pick(c))
+                .min_by_key(|&&c| self.pick(n, c))
                 .expect("an expanded unsolved node has children");
         }
     }
 
-    fn expand(&mut self, id: u32) {
-        // The position stays: a collapsed node is expanded again from it.
-        let g = self.states[id as usize]
-            .clone()
-            .expect("an unsolved position node keeps its position");
+    /// The order of most-proving selection among the children of `n`.
+    fn pick(&self, n: &Node, child: u32) -> (Number, Number) {
+        let c = &self.nodes[child as usize];
+        if n.or { (c.pn, c.dn) } else { (c.dn, c.pn) }
+    }
+
+    /// The leaf to expand next below `root` while other threads expand their own: the
+    /// most-proving node if no thread has it, else the first other unsolved leaf in
+    /// most-proving order (depth first, each node's children best first: the most-proving
+    /// node's nearest alternative). `None` when every leaf below `root` is taken.
+    pub(super) fn select(&mut self, root: u32) -> Option<u32> {
+        let leaf = self.most_proving(root);
+        if !self.nodes[leaf as usize].busy {
+            return Some(leaf);
+        }
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![root];
+        while let Some(id) = stack.pop() {
+            let n = &self.nodes[id as usize];
+            if n.solved() || !seen.insert(id) {
+                continue;
+            }
+            if !n.expanded {
+                if !n.busy {
+                    return Some(id);
+                }
+                continue;
+            }
+            let mut children = n.children.clone();
+            children.sort_by_key(|&c| std::cmp::Reverse(self.pick(n, c)));
+            stack.extend(children);
+        }
+        None
+    }
+
+    /// Marks `id` as taken (or free again) by a thread of a [`super::Shared`] search.
+    pub(super) fn set_busy(&mut self, id: u32, busy: bool) {
+        self.nodes[id as usize].busy = busy;
+    }
+
+    /// Adds the children of an [`Expansion`] of the leaf `id` (position `g`) to the DAG;
+    /// does nothing if `id` was expanded or freed meanwhile. Call [`Search::propagate`] next.
+    pub(super) fn apply(&mut self, id: u32, g: &G, expansion: Expansion<G>) {
+        let n = &self.nodes[id as usize];
+        if !n.alive || n.expanded {
+            return;
+        }
         self.stats.nodes_expanded += 1;
         self.nodes[id as usize].expanded = true;
-        if let Some(formula) = g.decompose() {
-            self.expand_formula(id, formula);
-        } else {
-            self.expand_moves(id, &g);
+        match expansion {
+            Expansion::Parts(formula) => self.expand_formula(id, formula),
+            Expansion::Moves(children) => self.expand_moves(id, g, children),
         }
         let node = &mut self.nodes[id as usize];
         if node.children.is_empty() {
@@ -511,17 +586,22 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Expands `id` by its moves. Children are simplified and looked up one by one; generation
-    /// stops at the first child that solves the node. The new, undecided children are then
-    /// estimated together ([`Game::estimate_children`]) and stored.
-    fn expand_moves(&mut self, id: u32, g: &G) {
+    /// Expands `id` (position `g`) by its moves: the simplified `children` of an
+    /// [`Expansion`], looked up one by one; the expansion stops at the first child that solves
+    /// the node. The new, undecided children are then estimated together
+    /// ([`Game::estimate_children`]) and stored.
+    fn expand_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) {
         let or = self.nodes[id as usize].or;
         // Each child: an existing node, or an index into `fresh`.
         let mut slots: Vec<(G::Move, Result<u32, usize>)> = Vec::new();
         let mut fresh: Vec<(G::Key, G)> = Vec::new();
-        for (mv, mut child) in g.children() {
-            let value = child.simplify();
-            let key = child.key();
+        for Child {
+            mv,
+            position: child,
+            key,
+            value,
+        } in children
+        {
             let existing = self.table.get(&key).copied();
             let decisive = |v: Value| (v == Value::Proven) == or;
             if let Some(cid) = existing {
@@ -620,6 +700,7 @@ impl<G: Game> Search<G> {
             expanded: true,
             queued: false,
             alive: true,
+            busy: false,
             touched: self.clock,
             children: Vec::new(),
             parents: Vec::new(),
@@ -657,7 +738,7 @@ impl<G: Game> Search<G> {
 
     /// Recomputes `leaf` and, breadth-first, every ancestor whose numbers change. A node is in
     /// the queue at most once at a time, so shared ancestors are not updated once per path.
-    fn propagate(&mut self, leaf: u32) {
+    pub(super) fn propagate(&mut self, leaf: u32) {
         let mut queue = std::mem::take(&mut self.queue);
         queue.push_back(leaf);
         let mut first = true;
@@ -699,6 +780,7 @@ impl<G: Game> Search<G> {
             .filter(|&id| {
                 let n = &self.nodes[id as usize];
                 id != self.root
+                    && !self.pins.contains(&id)
                     && n.alive
                     && n.expanded
                     && !n.solved()
@@ -739,10 +821,14 @@ impl<G: Game> Search<G> {
         for n in self.nodes.iter_mut().filter(|n| n.alive && n.solved()) {
             n.children = Vec::new();
         }
-        // 2. Mark from the root.
+        // 2. Mark from the root, the roots of runs under way and the leaves being expanded.
         let mut marked = vec![false; self.nodes.len()];
         let mut stack = vec![self.root];
-        marked[self.root as usize] = true;
+        stack.extend(&self.pins);
+        stack.extend((0..self.nodes.len() as u32).filter(|&id| self.nodes[id as usize].busy));
+        for &id in &stack {
+            marked[id as usize] = true;
+        }
         while let Some(id) = stack.pop() {
             for &c in &self.nodes[id as usize].children {
                 if !marked[c as usize] {
@@ -777,6 +863,54 @@ impl<G: Game> Search<G> {
         self.stats.gc_runs += 1;
         self.stats.nodes_freed += freed;
         freed
+    }
+}
+
+/// A child of an expanded position: the move, the simplified position, its key, and its
+/// value if simplification decided it.
+pub(super) struct Child<G: Game> {
+    mv: G::Move,
+    position: G,
+    key: G::Key,
+    value: Option<Value>,
+}
+
+/// What expanding a leaf yields, computed from its position alone (no DAG, no table), so that
+/// the threads of a [`super::Shared`] search compute it outside the lock.
+pub(super) enum Expansion<G: Game> {
+    /// A decomposition ([`Game::decompose`]).
+    Parts(Formula<G>),
+    /// The children, simplified, in move order, up to the first that simplification decides
+    /// in favour of the side to move (the rest cannot change the node's value).
+    Moves(Vec<Child<G>>),
+}
+
+impl<G: Game> Expansion<G> {
+    /// The expansion of `g`; with `prepare`, every undecided child is also
+    /// [prepared](Game::prepare) for its estimate.
+    pub(super) fn of(g: &G, prepare: bool) -> Self {
+        if let Some(formula) = g.decompose() {
+            return Expansion::Parts(formula);
+        }
+        let or = g.node_type() == NodeType::Or;
+        let mut children = Vec::new();
+        for (mv, mut position) in g.children() {
+            let value = position.simplify();
+            let key = position.key();
+            if prepare && value.is_none() {
+                position.prepare();
+            }
+            children.push(Child {
+                mv,
+                position,
+                key,
+                value,
+            });
+            if value.is_some_and(|v| (v == Value::Proven) == or) {
+                break;
+            }
+        }
+        Expansion::Moves(children)
     }
 }
 
@@ -910,7 +1044,7 @@ mod tests {
             ..Limits::default()
         });
         assert!(matches!(out, Outcome::Unknown { .. }));
-        let first = s.solved_last_run().to_vec();
+        let first = s.take_solved();
         assert!(first.is_empty(), "not recorded unless asked");
         let mut s = Search::new(root.clone());
         s.record_solved(true);
@@ -919,7 +1053,7 @@ mod tests {
             ..Limits::default()
         });
         assert!(matches!(out, Outcome::Unknown { .. }));
-        let first = s.solved_last_run().to_vec();
+        let first = s.take_solved();
         let mut all: Vec<_> = s.solved().collect();
         let mut logged = first.clone();
         all.sort_by_key(|&(k, _)| k);
@@ -938,7 +1072,7 @@ mod tests {
             assert_eq!(s.stats().nodes_created, created, "{key:?} is in the table");
             let out = s.run(&Limits::default());
             assert_eq!(out, Search::new(child).run(&Limits::default()));
-            let new = s.solved_last_run();
+            let new = s.take_solved();
             assert!(new.iter().all(|f| !first.contains(f)), "only new facts");
         }
         // A position new to the table is added; the old nodes stay.

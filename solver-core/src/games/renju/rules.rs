@@ -16,7 +16,7 @@
 //!
 //! White has no forbidden moves and wins with five or more.
 //!
-//! Speed: one [`scan`] per direction (bit arithmetic on a whole line), and recursion only when
+//! Speed: one `scan` per direction (bit arithmetic on a whole line), and recursion only when
 //! two directions both have candidate key points of a three.
 
 use std::collections::HashMap;

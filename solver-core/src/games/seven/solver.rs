@@ -157,6 +157,9 @@ pub struct SevenGame {
     /// [`SevenGame::new`], the root of a search, so that the root's children are the moves of
     /// the side to move there. Not part of the key (forced moves keep the value).
     hold_turn: bool,
+    /// What the estimate reads of the position (`phi * 128`, the number of moves), kept by
+    /// [`Game::prepare`] until the position changes.
+    prepared: Option<(u32, u8)>,
 }
 
 impl fmt::Debug for SevenGame {
@@ -270,6 +273,7 @@ impl SevenGame {
             pos,
             rules,
             hold_turn: true,
+            prepared: None,
         })
     }
 
@@ -278,6 +282,7 @@ impl SevenGame {
             pos,
             rules: Arc::clone(&self.rules),
             hold_turn: false,
+            prepared: None,
         }
     }
 
@@ -451,6 +456,7 @@ impl Game for SevenGame {
     }
 
     fn simplify(&mut self) -> Option<Value> {
+        self.prepared = None;
         loop {
             match self.step() {
                 Err(v) => return Some(v),
@@ -523,6 +529,12 @@ impl Game for SevenGame {
                 (f.pn(), scaled_power(exponent))
             })
             .collect()
+    }
+
+    fn prepare(&mut self) {
+        if self.rules.on(Technique::Heuristics) {
+            self.prepared = Some(self.measure());
+        }
     }
 
     fn decompose(&self) -> Option<Formula<Self>> {
@@ -605,13 +617,22 @@ impl SevenGame {
     }
 
     fn features(&self) -> Features {
-        let l = Lines::of(&self.pos, &self.rules.hg);
+        let (phi_num, moves) = self.prepared.unwrap_or_else(|| self.measure());
         Features {
             and: self.pos.to_move() == Side::Breaker,
-            phi: l.phi_num as f64 / 128.0,
+            phi: f64::from(phi_num) / 128.0,
             empties: self.pos.empty_cells().count_ones(),
-            moves: self.moves_from(&l).count_ones(),
+            moves: u32::from(moves),
         }
+    }
+
+    /// `phi * 128` and the number of moves of the position, as [`Self::features`] reads them.
+    fn measure(&self) -> (u32, u8) {
+        let l = Lines::of(&self.pos, &self.rules.hg);
+        (
+            u32::try_from(l.phi_num).unwrap_or(u32::MAX),
+            self.moves_from(&l).count_ones() as u8,
+        )
     }
 }
 
@@ -682,6 +703,7 @@ pub fn solve(
         pos,
         rules: Arc::clone(&rules),
         hold_turn: true,
+        prepared: None,
     };
     let mut search = Search::new(game);
     let outcome = search.run(limits);
@@ -707,6 +729,7 @@ pub fn solve(
                 pos: child,
                 rules: Arc::clone(&rules),
                 hold_turn: false,
+                prepared: None,
             });
             let won = s.run(limits) == Outcome::Solved(mover_wins);
             let st = s.stats();

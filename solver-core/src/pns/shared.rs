@@ -1,0 +1,287 @@
+//! One search DAG that several threads run at once, each from its own root: the expansions
+//! (the game's work: move generation, simplification, decomposition) run outside the lock,
+//! the DAG's bookkeeping (selection, insertion, back-propagation, garbage collection) inside.
+//! A leaf taken by one thread is passed by the others, which expand the next leaf in
+//! most-proving order instead (see [`Search::select`]): the way shared-memory parallel
+//! proof-number searches keep threads apart (Kaneko, "Parallel depth first proof number
+//! search", AAAI 2010, with virtual proof numbers; Saito, Winands and van den Herik,
+//! "Randomized parallel proof-number search", ACG 2009, by near-best selection).
+
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Instant;
+
+use super::search::{CHECK_EVERY, Expansion};
+use super::{Game, Limits, Outcome, Search};
+
+/// Attempts to take the lock, spinning, before a thread sleeps on it: the lock is held for a
+/// few microseconds per expansion, less than a sleep and wake-up cost.
+const SPINS: u32 = 4_000;
+
+/// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`]).
+pub struct Shared<G: Game> {
+    search: Mutex<Search<G>>,
+}
+
+/// A thread panicked while it held the search's lock: the DAG may be half updated and is not
+/// to be used again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Poisoned;
+
+impl std::fmt::Display for Poisoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a search thread panicked while updating the shared DAG")
+    }
+}
+
+impl std::error::Error for Poisoned {}
+
+impl<G: Game> Shared<G> {
+    /// Shares `search` (its DAG, table, known values and solved-position log).
+    pub fn new(search: Search<G>) -> Self {
+        Self {
+            search: Mutex::new(search),
+        }
+    }
+
+    /// The search, locked: for reports between runs ([`Search::child_reports`],
+    /// [`Search::take_solved`], [`Search::stats`]). Other threads' runs wait meanwhile.
+    ///
+    /// # Errors
+    /// [`Poisoned`] when a thread panicked while holding the lock.
+    pub fn lock(&self) -> Result<MutexGuard<'_, Search<G>>, Poisoned> {
+        for _ in 0..SPINS {
+            match self.search.try_lock() {
+                Ok(g) => return Ok(g),
+                Err(std::sync::TryLockError::Poisoned(_)) => return Err(Poisoned),
+                Err(std::sync::TryLockError::WouldBlock) => std::hint::spin_loop(),
+            }
+        }
+        self.search.lock().map_err(|_| Poisoned)
+    }
+
+    /// Searches from `root` (found in the table or added to it) until it is solved or a limit
+    /// is reached, while other threads may run from other roots; returns the root's outcome
+    /// and the nodes this run created. Here [`Limits::max_nodes`] counts the nodes this run
+    /// creates, not the search's total; [`Limits::max_bytes`] applies to the whole DAG. The
+    /// root is made the search's root ([`Search::set_root`]) and is kept, with every leaf being
+    /// expanded, by the garbage collector until the run ends.
+    ///
+    /// # Errors
+    /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's
+    /// code, outside the lock, is passed on to the caller and leaves the search usable.
+    pub fn run(&self, root: G, limits: &Limits) -> Result<(Outcome, u64), Poisoned> {
+        let start = Instant::now();
+        let mut s = self.lock()?;
+        s.set_root(root);
+        let root = s.root_id();
+        s.pins.push(root);
+        let mut created = 0;
+        let mut iterations: u64 = 0;
+        while !s.stops(root, limits, created) {
+            iterations += 1;
+            if iterations.is_multiple_of(CHECK_EVERY) && !s.within(limits) {
+                break;
+            }
+            let Some(leaf) = s.select(root) else {
+                // Every leaf below the root is being expanded by another thread.
+                drop(s);
+                std::thread::yield_now();
+                s = self.lock()?;
+                continue;
+            };
+            s.set_busy(leaf, true);
+            let g = s.position(leaf);
+            drop(s);
+            let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
+            s = self.lock()?;
+            s.set_busy(leaf, false);
+            let expansion = match expansion {
+                Ok(e) => e,
+                Err(panic) => {
+                    drop(s);
+                    resume_unwind(panic);
+                }
+            };
+            let before = s.stats().nodes_created;
+            s.apply(leaf, &g, expansion);
+            s.propagate(leaf);
+            created += s.stats().nodes_created - before;
+        }
+        if let Some(i) = s.pins.iter().position(|&p| p == root) {
+            s.pins.swap_remove(i);
+        }
+        s.sample_bytes();
+        s.add_elapsed(start.elapsed());
+        Ok((s.outcome_of(root), created))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pns::{NodeType, Value};
+    use std::collections::HashMap;
+
+    /// A random game tree given by its seed: each node has 2..=5 moves, leaves at depth 14 or
+    /// earlier (by the hash), won for OR when the hash says so. Keys are positions in the tree,
+    /// with transpositions (251 positions per depth) from depth 7 on.
+    #[derive(Clone, Debug)]
+    struct Random {
+        id: u64,
+        depth: u32,
+    }
+
+    fn mix(x: u64) -> u64 {
+        let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    impl Random {
+        fn value(&self) -> Option<Value> {
+            let h = mix(self.id ^ 0x5555);
+            (self.depth >= 14 || (self.depth >= 3 && h.is_multiple_of(23))).then_some(
+                if h.is_multiple_of(2) {
+                    Value::Proven
+                } else {
+                    Value::Disproven
+                },
+            )
+        }
+
+        /// Plain minimax (with a memo): the reference.
+        fn solve(&self) -> Value {
+            fn go(g: &Random, memo: &mut HashMap<(u64, u32), Value>) -> Value {
+                if let Some(v) = g.value() {
+                    return v;
+                }
+                if let Some(&v) = memo.get(&g.key()) {
+                    return v;
+                }
+                let or = g.node_type() == NodeType::Or;
+                let win = if or { Value::Proven } else { Value::Disproven };
+                let v = if g.children().iter().any(|(_, c)| go(c, memo) == win) {
+                    win
+                } else if or {
+                    Value::Disproven
+                } else {
+                    Value::Proven
+                };
+                memo.insert(g.key(), v);
+                v
+            }
+            go(self, &mut HashMap::new())
+        }
+    }
+
+    impl Game for Random {
+        type Key = (u64, u32);
+        type Move = u64;
+        fn node_type(&self) -> NodeType {
+            if self.depth.is_multiple_of(2) {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            self.value()
+        }
+        fn children(&self) -> Vec<(u64, Self)> {
+            let n = 2 + mix(self.id) % 4;
+            (0..n)
+                .map(|m| {
+                    let id = if self.depth >= 6 {
+                        mix(self.id.wrapping_add(m)) % 251
+                    } else {
+                        mix(self.id.wrapping_mul(31).wrapping_add(m + 1))
+                    };
+                    (
+                        m,
+                        Random {
+                            id,
+                            depth: self.depth + 1,
+                        },
+                    )
+                })
+                .collect()
+        }
+        fn key(&self) -> (u64, u32) {
+            (self.id, self.depth)
+        }
+        fn estimate(&self) -> (u64, u64) {
+            (1 + mix(self.id) % 3, 1 + mix(self.id >> 1) % 3)
+        }
+    }
+
+    #[test]
+    fn threads_sharing_one_dag_agree_with_minimax() {
+        let mut collections = 0;
+        for seed in 0..40u64 {
+            let root = Random { id: seed, depth: 0 };
+            let want = root.solve();
+            let kids: Vec<Random> = root.children().into_iter().map(|(_, c)| c).collect();
+            let mut free = Search::new(root.clone());
+            free.run(&Limits::default());
+            let cap = free.stats().peak_bytes as usize / 3;
+            let shared = Shared::new(Search::new(root.clone()));
+            // Each thread runs the children in its own order, in small runs, then the root.
+            std::thread::scope(|scope| {
+                for t in 0..3 {
+                    let (shared, kids) = (&shared, &kids);
+                    scope.spawn(move || {
+                        for i in 0..kids.len() {
+                            let kid = kids[(i + t) % kids.len()].clone();
+                            // Runs long enough to check the cap, which makes the
+                            // collector run while other threads hold leaves.
+                            let limits = Limits {
+                                max_nodes: Some(2_000),
+                                max_bytes: Some(cap),
+                                ..Limits::default()
+                            };
+                            shared.run(kid, &limits).expect("no panic");
+                        }
+                    });
+                }
+            });
+            let (out, _) = shared
+                .run(root.clone(), &Limits::default())
+                .expect("no panic");
+            assert_eq!(out, Outcome::Solved(want), "seed {seed}");
+            let s = shared.lock().expect("no panic");
+            assert!(s.pins.is_empty());
+            collections += s.stats().gc_runs;
+            for c in s.child_reports(&root) {
+                if let Some(v) = c.value {
+                    assert_eq!(v, c.position.solve(), "seed {seed}: child {:?}", c.key);
+                }
+            }
+        }
+        assert!(collections > 0, "the cap made the collector run");
+    }
+
+    #[test]
+    fn a_run_counts_its_own_nodes() {
+        let root = Random { id: 7, depth: 0 };
+        let shared = Shared::new(Search::new(root.clone()));
+        let (out, created) = shared
+            .run(
+                root.clone(),
+                &Limits {
+                    max_nodes: Some(3),
+                    ..Limits::default()
+                },
+            )
+            .expect("no panic");
+        // One expansion creates at most four nodes.
+        assert!((3..3 + 4).contains(&created), "{created}");
+        assert_eq!(out, shared.lock().expect("no panic").outcome());
+        let (out, created) = shared
+            .run(root.clone(), &Limits::default())
+            .expect("no panic");
+        assert_eq!(out, Outcome::Solved(root.solve()));
+        assert!(created > 0);
+    }
+}

@@ -77,7 +77,7 @@ pub struct SolveArgs {
     #[arg(long, default_value = "maker")]
     pub to_move: Side,
     /// Switch a PNS+ technique off (repeatable): forced-move, maker-win-stop, breaker-win-stop,
-    /// dead-squares, dominated-squares, mirror-tt, heuristics, components.
+    /// dead-squares, dominated-squares, mirror-tt, heuristics, components, cut-vertex.
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Run the PNS+ engine alone in this process: no coordinator, no data directory.

@@ -798,10 +798,9 @@ impl<G: Game> Search<G> {
         let cutoff = *stamps.select_nth_unstable(k).1;
         let mut collapsed = 0;
         for id in candidates {
-            let n = &mut self.nodes[id as usize];
-            if n.touched < cutoff {
-                n.children = Vec::new();
-                n.expanded = false;
+            if self.nodes[id as usize].touched < cutoff {
+                self.unlink_children(id);
+                self.nodes[id as usize].expanded = false;
                 collapsed += 1;
             }
         }
@@ -812,14 +811,18 @@ impl<G: Game> Search<G> {
 
     /// Frees what the search no longer needs, and returns the number of nodes freed. Policy:
     /// (1) every solved node forgets its children (its value is all the search needs of it);
-    /// (2) every node no longer reachable from the root is freed, its table entry too; (3) the
-    /// parent lists are rebuilt. Unsolved nodes reachable from the root are kept, so the search
-    /// goes on exactly as before except that a freed solved position met again is searched
-    /// again. Runs on its own when [`Limits::max_bytes`] is exceeded.
+    /// (2) every node no longer reachable from the root (or from the roots of runs under way
+    /// and the leaves being expanded, see [`super::Shared`]) is freed, its table entry too.
+    /// Unsolved nodes reachable from the root are kept, so the search goes on exactly as before
+    /// except that a freed solved position met again is searched again. Runs on its own when
+    /// [`Limits::max_bytes`] is exceeded.
     pub fn collect_garbage(&mut self) -> u64 {
         // 1. Solved nodes drop their children.
-        for n in self.nodes.iter_mut().filter(|n| n.alive && n.solved()) {
-            n.children = Vec::new();
+        for id in 0..self.nodes.len() as u32 {
+            let n = &self.nodes[id as usize];
+            if n.alive && n.solved() && !n.children.is_empty() {
+                self.unlink_children(id);
+            }
         }
         // 2. Mark from the root, the roots of runs under way and the leaves being expanded.
         let mut marked = vec![false; self.nodes.len()];
@@ -837,25 +840,26 @@ impl<G: Game> Search<G> {
                 }
             }
         }
-        // 3. Sweep and rebuild the parent lists.
+        // 3. Sweep. A kept node's children are kept, so a freed node's parents are freed too;
+        // only its kept children's parent lists need mending.
         let mut freed = 0;
-        for (id, n) in self.nodes.iter_mut().enumerate() {
-            n.parents = Vec::new();
-            if n.alive && !marked[id] {
-                n.alive = false;
-                n.children = Vec::new();
-                self.states[id] = None;
-                self.free.push(id as u32);
-                freed += 1;
-            }
-        }
-        self.links = 0;
         for id in 0..self.nodes.len() {
-            for i in 0..self.nodes[id].children.len() {
-                let c = self.nodes[id].children[i] as usize;
-                self.nodes[c].parents.push(id as u32);
-                self.links += 2;
+            if !self.nodes[id].alive || marked[id] {
+                continue;
             }
+            let n = &mut self.nodes[id];
+            n.alive = false;
+            n.parents = Vec::new();
+            let children = std::mem::take(&mut n.children);
+            self.links -= 2 * children.len();
+            for c in children {
+                if marked[c as usize] {
+                    remove_one(&mut self.nodes[c as usize].parents, id as u32);
+                }
+            }
+            self.states[id] = None;
+            self.free.push(id as u32);
+            freed += 1;
         }
         let nodes = &self.nodes;
         self.table.retain(|_, id| nodes[*id as usize].alive);
@@ -863,6 +867,22 @@ impl<G: Game> Search<G> {
         self.stats.gc_runs += 1;
         self.stats.nodes_freed += freed;
         freed
+    }
+
+    /// Drops the children of `id`, and `id` from their parent lists.
+    fn unlink_children(&mut self, id: u32) {
+        let children = std::mem::take(&mut self.nodes[id as usize].children);
+        self.links -= 2 * children.len();
+        for c in children {
+            remove_one(&mut self.nodes[c as usize].parents, id);
+        }
+    }
+}
+
+/// Removes one occurrence of `x` from `v` (order not kept).
+fn remove_one(v: &mut Vec<u32>, x: u32) {
+    if let Some(i) = v.iter().position(|&y| y == x) {
+        v.swap_remove(i);
     }
 }
 
@@ -919,6 +939,30 @@ fn value_of(n: &Node) -> Option<Value> {
         (0, _) => Some(Value::Proven),
         (_, 0) => Some(Value::Disproven),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+impl<G: Game> Search<G> {
+    /// Panics unless the DAG's links agree: every child of a live node is live and lists the
+    /// node among its parents exactly once, every parent of a live node is live and lists it
+    /// among its children, and the link count is right.
+    pub(super) fn assert_consistent(&self) {
+        let mut links = 0;
+        for (id, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.alive) {
+            links += 2 * n.children.len();
+            for &c in &n.children {
+                let c = &self.nodes[c as usize];
+                assert!(c.alive, "a child of {id} was freed");
+                let up = c.parents.iter().filter(|&&p| p as usize == id).count();
+                assert_eq!(up, 1, "a child of {id} lists it {up} times");
+            }
+            for &p in &n.parents {
+                assert!(self.nodes[p as usize].alive, "a parent of {id} was freed");
+                assert!(self.nodes[p as usize].children.contains(&(id as u32)));
+            }
+        }
+        assert_eq!(links, self.links);
     }
 }
 
@@ -1130,7 +1174,9 @@ mod tests {
         });
         assert!(matches!(out, Outcome::Unknown { .. }));
         let before = s.table_len();
+        s.assert_consistent();
         let freed = s.collect_garbage();
+        s.assert_consistent();
         assert!(freed > 0, "solved subtrees are freed");
         assert_eq!(s.table_len(), before - freed as usize);
         assert_eq!(s.stats().gc_runs, 1);
@@ -1214,6 +1260,7 @@ mod tests {
                 ..Limits::default()
             });
             assert_eq!(out, Outcome::Solved(want), "n = {n}");
+            capped.assert_consistent();
             assert!(
                 capped.stats().collapsed > 0,
                 "n = {n}: {:?}",

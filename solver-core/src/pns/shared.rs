@@ -252,6 +252,7 @@ mod tests {
             assert_eq!(out, Outcome::Solved(want), "seed {seed}");
             let s = shared.lock().expect("no panic");
             assert!(s.pins.is_empty());
+            s.assert_consistent();
             collections += s.stats().gc_runs;
             for c in s.child_reports(&root) {
                 if let Some(v) = c.value {

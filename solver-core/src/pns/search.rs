@@ -497,16 +497,20 @@ impl<G: Game> Search<G> {
         let mut id = root;
         loop {
             self.nodes[id as usize].touched = self.clock;
-            let n = &self.nodes[id as usize];
-            if !n.expanded {
+            if !self.nodes[id as usize].expanded {
                 return id;
             }
-            id = *n
-                .children
-                .iter()
-                .min_by_key(|&&c| self.pick(n, c))
-                .expect("an expanded unsolved node has children");
+            id = self.best_child(id);
         }
+    }
+
+    /// The child of the expanded, unsolved node `id` that most-proving selection takes.
+    fn best_child(&self, id: u32) -> u32 {
+        let n = &self.nodes[id as usize];
+        *n.children
+            .iter()
+            .min_by_key(|&&c| self.pick(n, c))
+            .expect("an expanded unsolved node has children")
     }
 
     /// The order of most-proving selection among the children of `n`.
@@ -516,13 +520,37 @@ impl<G: Game> Search<G> {
     }
 
     /// The leaf to expand next below `root` while other threads expand their own: the
-    /// most-proving node if no thread has it, else the first other unsolved leaf in
-    /// most-proving order (depth first, each node's children best first: the most-proving
-    /// node's nearest alternative). `None` when every leaf below `root` is taken.
+    /// most-proving node if no thread has it, else the nearest alternative: going up the
+    /// most-proving path from its end, the first node whose best other unsolved child leads
+    /// (by most-proving selection) to a free leaf; failing that, the first free leaf in
+    /// most-proving order (depth first, each node's children best first). `None` when every
+    /// leaf below `root` is taken.
     pub(super) fn select(&mut self, root: u32) -> Option<u32> {
         let leaf = self.most_proving(root);
         if !self.nodes[leaf as usize].busy {
             return Some(leaf);
+        }
+        let mut path = vec![root];
+        while *path.last().expect("not empty") != leaf {
+            path.push(self.best_child(*path.last().expect("not empty")));
+        }
+        for pair in path.windows(2).rev() {
+            let (parent, taken) = (pair[0], pair[1]);
+            let n = &self.nodes[parent as usize];
+            let alternative = n
+                .children
+                .iter()
+                .copied()
+                .filter(|&c| c != taken && !self.nodes[c as usize].solved())
+                .min_by_key(|&c| self.pick(n, c));
+            if let Some(mut id) = alternative {
+                while self.nodes[id as usize].expanded {
+                    id = self.best_child(id);
+                }
+                if !self.nodes[id as usize].busy {
+                    return Some(id);
+                }
+            }
         }
         let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![root];

@@ -47,13 +47,14 @@ pub struct Node {
     pub tries: u32,
     /// In the propagation queue now.
     queued: bool,
-    /// The searcher (worker slot, see [`Searcher`]) whose report created the node: its subtree
+    /// The searcher (a worker's search table, see [`Searcher`]) whose report created the node: its subtree
     /// is in that searcher's table. 0 for none (the root, nodes restored after a restart).
     pub owner: Searcher,
 }
 
-/// A worker's job slot as the coordinator numbers them (from 1; 0 = nobody). Not persisted:
-/// it only steers selection.
+/// A search table of a worker, named by its (worker, `LeaseRequest.slot`) pair, as the
+/// coordinator numbers them (from 1; 0 = nobody). The reference worker's threads share one
+/// table and send slot 0, so a worker is one searcher. Not persisted: it only steers selection.
 pub type Searcher = u16;
 
 impl Node {

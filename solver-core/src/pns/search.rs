@@ -308,8 +308,9 @@ impl<G: Game> Search<G> {
     /// (a growth doubles its buckets, holding the old ones too while it moves the entries), so
     /// that the cap is enforced before, not after, the jump; 0 when it has room.
     fn table_growth(&self) -> usize {
-        // Insertions until the next check, at most: a few dozen children per expansion.
-        let soon = (CHECK_EVERY as usize * 64).min(self.table.capacity() / 8);
+        // Insertions until the next check, at most: a few dozen children per expansion, by
+        // each of a few threads (see [`super::Shared`]).
+        let soon = (CHECK_EVERY as usize * 256).min(self.table.capacity() / 4);
         if self.table.len() + soon >= self.table.capacity() {
             self.table.capacity() * (std::mem::size_of::<(G::Key, u32)>() + 1)
         } else {

@@ -285,6 +285,9 @@ impl<G: Game> Search<G> {
         {
             return false;
         }
+        if let Some(cap) = limits.max_bytes {
+            self.reserve_slots(cap);
+        }
         let bytes = self.sample_bytes() + self.table_growth();
         match limits.max_bytes {
             Some(cap) if bytes > cap => {
@@ -301,6 +304,18 @@ impl<G: Game> Search<G> {
                 self.approx_bytes() <= cap - cap / 8
             }
             _ => true,
+        }
+    }
+
+    /// Reserves, once, node slots for as many nodes as `cap` bytes can hold: the vectors then
+    /// never grow under the cap (growing one of several GiB copies it, holding the old and
+    /// the new allocation at once: at n = 14 that lifted the process's peak by 4 GB). The
+    /// reserved memory is only address space until the slots are used.
+    fn reserve_slots(&mut self, cap: usize) {
+        let slots = cap / (std::mem::size_of::<Node>() + std::mem::size_of::<Option<G>>());
+        if self.nodes.capacity() < slots {
+            self.nodes.reserve_exact(slots - self.nodes.len());
+            self.states.reserve_exact(slots - self.states.len());
         }
     }
 

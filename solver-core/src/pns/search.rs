@@ -166,6 +166,10 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 /// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
 pub(super) const CHECK_EVERY: u64 = 256;
 
+/// The share of the expanded unsolved nodes one collapse step turns back into leaves (the
+/// least recently used ones; see [`Limits::max_bytes`]).
+const COLLAPSE_SHARE: f64 = 0.125;
+
 fn numbers_of(value: Value) -> (Number, Number) {
     match value {
         Value::Proven => (0, INFINITY),
@@ -292,14 +296,13 @@ impl<G: Game> Search<G> {
         match limits.max_bytes {
             Some(cap) if bytes > cap => {
                 self.collect_garbage();
-                // Collapse the older half of the unsolved subtrees, then the older half of
-                // the rest, ..., until the DAG is below half the cap.
-                let mut share = 0.5;
-                while self.approx_bytes() > cap / 2 && share < 0.999 {
-                    if self.collapse(share) == 0 {
+                // Collapse the least recently used eighth of the expanded unsolved nodes, then
+                // an eighth of the rest, ..., until the DAG is below half the cap (a collapsed
+                // node frees its whole subtree: halving at once freed 90% at n = 14).
+                for _ in 0..64 {
+                    if self.approx_bytes() <= cap / 2 || self.collapse(COLLAPSE_SHARE) == 0 {
                         break;
                     }
-                    share = (1.0 + share) / 2.0;
                 }
                 self.approx_bytes() <= cap - cap / 8
             }

@@ -162,18 +162,17 @@ impl std::fmt::Debug for Retained {
 struct Running {
     root: SevenGame,
     search: Arc<Shared<SevenGame>>,
+    /// The job's thresholds, which helpers heed too.
     thresholds: Option<(Number, Number)>,
     /// Set when the job has ended: helpers stop.
     done: Arc<AtomicBool>,
-    /// Nodes helpers created for it.
+    /// Nodes helpers created for the job ([`Shared::run`] counts them as it goes).
     helped: AtomicU64,
 }
 
 impl std::fmt::Debug for Running {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Running")
-            .field("thresholds", &self.thresholds)
-            .finish_non_exhaustive()
+        f.debug_struct("Running").finish_non_exhaustive()
     }
 }
 
@@ -195,10 +194,13 @@ impl Drop for Registration<'_> {
     }
 }
 
-/// Lets a slot that got no job help the oldest job under way for at most `slice`: it runs the
-/// same leaf in the worker's shared search ([`Shared::run`]), taking the leaves the job's own
-/// thread has not taken, until the job ends, reaches its thresholds or the slice is over. The
-/// nodes it creates count as the job's. Returns false when no job is under way.
+/// Lets a slot help the oldest job under way for at most `slice`: it runs the same leaf in the
+/// worker's shared search ([`Shared::run`]), taking the leaves the job's own thread has not
+/// taken, until the job ends, the leaf reaches the job's thresholds, or the slice is over (the
+/// job's node budget counts the job's own thread's nodes only). Its nodes are added to the
+/// job's report as it goes (those created after the report are counted nowhere). Returns false
+/// when no job is under way or its search is poisoned; while the leaf is past its thresholds
+/// and the job has not yet reported, a helper returns at once, and the slot asks again.
 pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
     let job = {
         let running = ctx.running.lock().unwrap_or_else(PoisonError::into_inner);
@@ -214,11 +216,9 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
         thresholds: job.thresholds,
         ..Limits::default()
     };
-    // A poisoned search fails the job itself; nothing to add here.
-    if let Ok((_, nodes)) = job.search.run(job.root.clone(), &limits) {
-        job.helped.fetch_add(nodes, Ordering::Relaxed);
-    }
-    true
+    job.search
+        .run(job.root.clone(), &limits, &job.helped)
+        .is_ok()
 }
 
 /// A job's outcome, ready to be sent (the caller fills in `worker`).
@@ -294,16 +294,18 @@ pub fn run_job(
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(Arc::clone(&registration.job));
+    let own = AtomicU64::new(0);
     let poisoned = |e: solver_core::pns::Poisoned| e.to_string();
-    let (mut outcome, mut nodes) = shared.run(root.clone(), &limits).map_err(poisoned)?;
-    if first < budget && matches!(outcome, Outcome::Unknown { .. }) && nodes >= first {
-        limits.max_nodes = Some(budget - nodes);
+    let mut outcome = shared.run(root.clone(), &limits, &own).map_err(poisoned)?;
+    if first < budget
+        && matches!(outcome, Outcome::Unknown { .. })
+        && own.load(Ordering::Relaxed) >= first
+    {
+        limits.max_nodes = Some(budget);
         limits.thresholds = thresholds;
-        let more;
-        (outcome, more) = shared.run(root.clone(), &limits).map_err(poisoned)?;
-        nodes += more;
+        outcome = shared.run(root.clone(), &limits, &own).map_err(poisoned)?;
     }
-    let helped = registration.job.helped.load(Ordering::Relaxed);
+    let nodes = own.load(Ordering::Relaxed) + registration.job.helped.load(Ordering::Relaxed);
     drop(registration);
     let (children, mut facts) = {
         let mut search = shared.lock().map_err(poisoned)?;
@@ -338,7 +340,7 @@ pub fn run_job(
             maker_wins: v == Value::Proven,
         })
         .collect();
-    report.nodes = nodes + helped;
+    report.nodes = nodes;
     report.elapsed_ms = start.elapsed().as_millis() as u64;
     Ok(report)
 }

@@ -254,11 +254,11 @@ pub async fn run(
     result.map(|()| summary)
 }
 
-/// How long a slot that got no job helps another slot's job before it asks for a lease again.
+/// How long a slot helps another slot's job at a time (between checks for the next job).
 const HELP_SLICE: Duration = Duration::from_millis(500);
 
-/// One job slot: lease, search, report, again; when there is nothing to lease, help the job of
-/// another slot (see [`job::help`]).
+/// One job slot: while a job of this worker is under way, help it (see [`job::help`]); else
+/// lease a job, search it, report it; again.
 struct Slot {
     client: Client,
     name: Arc<str>,
@@ -331,8 +331,8 @@ impl Slot {
         Ok(())
     }
 
-    /// Helps another slot's job for [`HELP_SLICE`] (see [`job::help`]); false when no job is
-    /// under way.
+    /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]); false when no job
+    /// is under way or it needs no more help.
     async fn help(&self) -> bool {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));

@@ -55,7 +55,8 @@ pub struct Stats {
     pub nodes_expanded: u64,
     /// Children found already in the transposition table.
     pub tt_hits: u64,
-    /// Wall time spent in [`Search::run`], summed over calls.
+    /// Wall time spent in [`Search::run`] (and [`super::Shared::run`]), summed over calls
+    /// (concurrent runs each add theirs).
     pub elapsed: Duration,
     /// Most nodes alive in the DAG at once.
     pub peak_nodes: u64,
@@ -155,6 +156,8 @@ pub struct Search<G: Game> {
     /// other threads pass them by, the garbage collector keeps them (a few, so a list; a flag
     /// per node would cost 8 bytes of every node).
     busy: Vec<u32>,
+    /// Iterations over all runs, for [`Search::check_due`].
+    ticks: u64,
     /// Iterations of [`Search::run`] so far, over all runs (saturating): the clock of
     /// `Node::touched`.
     clock: u32,
@@ -204,6 +207,7 @@ impl<G: Game> Search<G> {
             solved_log: None,
             pins: Vec::new(),
             busy: Vec::new(),
+            ticks: 0,
             clock: 0,
         };
         s.set_root(root);
@@ -240,10 +244,8 @@ impl<G: Game> Search<G> {
     /// Searches until the root is solved or a limit is reached.
     pub fn run(&mut self, limits: &Limits) -> Outcome {
         let start = Instant::now();
-        let mut iterations: u64 = 0;
         while !self.stops(self.root, limits, self.stats.nodes_created) {
-            iterations += 1;
-            if iterations.is_multiple_of(CHECK_EVERY) && !self.within(limits) {
+            if self.check_due() && !self.within(limits) {
                 break;
             }
             // 1. Select the most-proving node.
@@ -257,6 +259,13 @@ impl<G: Game> Search<G> {
         self.sample_bytes();
         self.stats.elapsed += start.elapsed();
         self.outcome()
+    }
+
+    /// True every [`CHECK_EVERY`] iterations, counted over all runs (a run shorter than that
+    /// still gets its share of checks).
+    pub(super) fn check_due(&mut self) -> bool {
+        self.ticks += 1;
+        self.ticks.is_multiple_of(CHECK_EVERY)
     }
 
     /// Whether a run from `root` is over: solved, `nodes` reached the node budget, or the
@@ -434,8 +443,9 @@ impl<G: Game> Search<G> {
     }
 
     /// The positions solved (by simplification, by a known value or by search) since the last
-    /// call, in the order they were solved; empty unless [`Search::record_solved`] is on. Each
-    /// position is reported once, when it becomes solved.
+    /// call, by any run, in the order they were solved; empty unless [`Search::record_solved`]
+    /// is on. A position is logged when it becomes solved (again, if the garbage collector
+    /// freed it and it was solved anew).
     pub fn take_solved(&mut self) -> Vec<(G::Key, Value)> {
         self.solved_log
             .as_mut()

@@ -8,10 +8,11 @@
 //! "Randomized parallel proof-number search", ACG 2009, by near-best selection).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::search::{CHECK_EVERY, Expansion};
+use super::search::Expansion;
 use super::{Game, Limits, Outcome, Search};
 
 /// Attempts to take the lock, spinning, before a thread sleeps on it: the lock is held for a
@@ -61,26 +62,24 @@ impl<G: Game> Shared<G> {
     }
 
     /// Searches from `root` (found in the table or added to it) until it is solved or a limit
-    /// is reached, while other threads may run from other roots; returns the root's outcome
-    /// and the nodes this run created. Here [`Limits::max_nodes`] counts the nodes this run
-    /// creates, not the search's total; [`Limits::max_bytes`] applies to the whole DAG. The
-    /// root is made the search's root ([`Search::set_root`]) and is kept, with every leaf being
-    /// expanded, by the garbage collector until the run ends.
+    /// is reached, while other threads may run from other roots (or the same one), and returns
+    /// the root's outcome. Every node this run creates is added to `nodes`, which the runs of
+    /// one job share, and [`Limits::max_nodes`] is compared with `nodes`, not with the search's
+    /// total. [`Limits::max_bytes`] applies to the whole DAG. The root is made the search's root
+    /// ([`Search::set_root`]) and is kept, with every leaf being expanded, by the garbage
+    /// collector until the run ends.
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's
     /// code, outside the lock, is passed on to the caller and leaves the search usable.
-    pub fn run(&self, root: G, limits: &Limits) -> Result<(Outcome, u64), Poisoned> {
+    pub fn run(&self, root: G, limits: &Limits, nodes: &AtomicU64) -> Result<Outcome, Poisoned> {
         let start = Instant::now();
         let mut s = self.lock()?;
         s.set_root(root);
         let root = s.root_id();
         s.pins.push(root);
-        let mut created = 0;
-        let mut iterations: u64 = 0;
-        while !s.stops(root, limits, created) {
-            iterations += 1;
-            if iterations.is_multiple_of(CHECK_EVERY) && !s.within(limits) {
+        while !s.stops(root, limits, nodes.load(Ordering::Relaxed)) {
+            if s.check_due() && !s.within(limits) {
                 break;
             }
             let Some(leaf) = s.select(root) else {
@@ -99,6 +98,7 @@ impl<G: Game> Shared<G> {
             let expansion = match expansion {
                 Ok(e) => e,
                 Err(panic) => {
+                    unpin(&mut s, root);
                     drop(s);
                     resume_unwind(panic);
                 }
@@ -106,14 +106,19 @@ impl<G: Game> Shared<G> {
             let before = s.stats().nodes_created;
             s.apply(leaf, &g, expansion);
             s.propagate(leaf);
-            created += s.stats().nodes_created - before;
+            nodes.fetch_add(s.stats().nodes_created - before, Ordering::Relaxed);
         }
-        if let Some(i) = s.pins.iter().position(|&p| p == root) {
-            s.pins.swap_remove(i);
-        }
+        unpin(&mut s, root);
         s.sample_bytes();
         s.add_elapsed(start.elapsed());
-        Ok((s.outcome_of(root), created))
+        Ok(s.outcome_of(root))
+    }
+}
+
+/// Ends one run's hold on `root` (another run may hold it too).
+fn unpin<G: Game>(s: &mut Search<G>, root: u32) {
+    if let Some(i) = s.pins.iter().position(|&p| p == root) {
+        s.pins.swap_remove(i);
     }
 }
 
@@ -241,13 +246,15 @@ mod tests {
                                 max_bytes: Some(cap),
                                 ..Limits::default()
                             };
-                            shared.run(kid, &limits).expect("no panic");
+                            shared
+                                .run(kid, &limits, &AtomicU64::new(0))
+                                .expect("no panic");
                         }
                     });
                 }
             });
-            let (out, _) = shared
-                .run(root.clone(), &Limits::default())
+            let out = shared
+                .run(root.clone(), &Limits::default(), &AtomicU64::new(0))
                 .expect("no panic");
             assert_eq!(out, Outcome::Solved(want), "seed {seed}");
             let s = shared.lock().expect("no panic");
@@ -264,25 +271,26 @@ mod tests {
     }
 
     #[test]
-    fn a_run_counts_its_own_nodes() {
+    fn runs_count_their_nodes_together() {
         let root = Random { id: 7, depth: 0 };
         let shared = Shared::new(Search::new(root.clone()));
-        let (out, created) = shared
-            .run(
-                root.clone(),
-                &Limits {
-                    max_nodes: Some(3),
-                    ..Limits::default()
-                },
-            )
-            .expect("no panic");
-        // One expansion creates at most four nodes.
-        assert!((3..3 + 4).contains(&created), "{created}");
+        let nodes = AtomicU64::new(0);
+        let limits = Limits {
+            max_nodes: Some(3),
+            ..Limits::default()
+        };
+        let out = shared.run(root.clone(), &limits, &nodes).expect("no panic");
+        // One expansion creates at most five nodes.
+        let first = nodes.load(Ordering::Relaxed);
+        assert!((3..3 + 5).contains(&first), "{first}");
         assert_eq!(out, shared.lock().expect("no panic").outcome());
-        let (out, created) = shared
-            .run(root.clone(), &Limits::default())
+        // The count is the job's: a second run with the same counter is already over budget.
+        shared.run(root.clone(), &limits, &nodes).expect("no panic");
+        assert_eq!(nodes.load(Ordering::Relaxed), first);
+        let out = shared
+            .run(root.clone(), &Limits::default(), &nodes)
             .expect("no panic");
         assert_eq!(out, Outcome::Solved(root.solve()));
-        assert!(created > 0);
+        assert!(nodes.load(Ordering::Relaxed) > first);
     }
 }

@@ -237,6 +237,19 @@ fn parts(lines: &[u128], cells: u128) -> Vec<u128> {
     out
 }
 
+/// Every split of the components `comps` into two non-empty sides, as the two sides' cells.
+fn splits(comps: &[u128]) -> impl Iterator<Item = (u128, u128)> + '_ {
+    let all = comps.iter().fold(0u128, |m, &c| m | c);
+    (1..(1u32 << comps.len()) - 1).map(move |mask| {
+        let one = comps
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| mask >> k & 1 == 1)
+            .fold(0u128, |m, (_, &c)| m | c);
+        (one, all & !one)
+    })
+}
+
 /// What the spec's cut-edge rule (Thm IV.3) says of Maker to move on `lines`, for every cut
 /// edge and split: `(rule's answer, e, V1, V2)`.
 fn cut_edge_claims(
@@ -257,13 +270,7 @@ fn cut_edge_claims(
             continue;
         }
         // Every split of the components into two sides that `e` crosses.
-        for mask in 1..(1u32 << comps.len()) - 1 {
-            let v1 = comps
-                .iter()
-                .enumerate()
-                .filter(|&(k, _)| mask >> k & 1 == 1)
-                .fold(0u128, |m, (_, &c)| m | c);
-            let v2 = cells & !v1;
+        for (v1, v2) in splits(&comps) {
             if e & v1 == 0 || e & v2 == 0 {
                 continue;
             }
@@ -344,15 +351,8 @@ fn cut_vertex_claims(
         if comps.len() < 2 || comps.len() > 8 {
             continue;
         }
-        for mask in 1..(1u32 << comps.len()) - 1 {
-            let side = |m: u32| {
-                comps
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, _)| m >> k & 1 == 1)
-                    .fold(v, |acc, (_, &c)| acc | c)
-            };
-            let (v1, v2) = (side(mask), side(!mask));
+        for (v1, v2) in splits(&comps) {
+            let (v1, v2) = (v1 | v, v2 | v);
             let inside =
                 |s: u128| -> Vec<u128> { lines.iter().copied().filter(|&l| l & !s == 0).collect() };
             let with_v = |ls: &[u128]| -> Vec<u128> { ls.iter().map(|&l| l & !v).collect() };

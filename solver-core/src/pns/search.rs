@@ -249,7 +249,7 @@ impl<G: Game> Search<G> {
                 break;
             }
             // 1. Select the most-proving node.
-            let leaf = self.most_proving(self.root);
+            let leaf = self.most_proving(self.root, None);
             // 2. Expand it.
             let g = self.position(leaf);
             self.apply(leaf, &g, Expansion::of(&g, false));
@@ -534,12 +534,16 @@ impl<G: Game> Search<G> {
     }
 
     /// The most-proving node below `root`: at an OR node the child of least pn, at an AND
-    /// node the child of least dn, down to a leaf. Marks the path as recently used.
-    fn most_proving(&mut self, root: u32) -> u32 {
+    /// node the child of least dn, down to a leaf. Marks the path as recently used and, given
+    /// `path`, appends it there (root first, the leaf last).
+    fn most_proving(&mut self, root: u32, mut path: Option<&mut Vec<u32>>) -> u32 {
         self.clock = self.clock.saturating_add(1);
         let mut id = root;
         loop {
             self.nodes[id as usize].touched = self.clock;
+            if let Some(p) = path.as_deref_mut() {
+                p.push(id);
+            }
             if !self.nodes[id as usize].expanded {
                 return id;
             }
@@ -569,13 +573,10 @@ impl<G: Game> Search<G> {
     /// most-proving order (depth first, each node's children best first). `None` when every
     /// leaf below `root` is taken.
     pub(super) fn select(&mut self, root: u32) -> Option<u32> {
-        let leaf = self.most_proving(root);
+        let mut path = Vec::new();
+        let leaf = self.most_proving(root, Some(&mut path));
         if !self.is_busy(leaf) {
             return Some(leaf);
-        }
-        let mut path = vec![root];
-        while *path.last().expect("not empty") != leaf {
-            path.push(self.best_child(*path.last().expect("not empty")));
         }
         for pair in path.windows(2).rev() {
             let (parent, taken) = (pair[0], pair[1]);

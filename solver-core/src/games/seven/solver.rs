@@ -552,12 +552,25 @@ impl Game for SevenGame {
     }
 
     fn decompose(&self) -> Option<Formula<Self>> {
-        if !self.rules.on(Technique::Components) {
-            return self.cut_vertex();
+        let (components_on, cut_vertex_on) = (
+            self.rules.on(Technique::Components),
+            self.rules.on(Technique::CutVertex) && self.pos.to_move() == Side::Maker,
+        );
+        if !components_on && !cut_vertex_on {
+            return None;
         }
-        let parts = components(&self.rules.hg, &self.pos);
+        let lines = residual(&self.rules.hg, &self.pos);
+        let parts = if components_on {
+            components(&lines)
+        } else {
+            Vec::new()
+        };
         if parts.len() < 2 {
-            return self.cut_vertex();
+            return if cut_vertex_on {
+                self.cut_vertex(&lines)
+            } else {
+                None
+            };
         }
         let empty = self.pos.empty_cells();
         // Component `c` alone: every other empty cell goes to Breaker, which kills exactly the
@@ -592,13 +605,10 @@ impl SevenGame {
     /// the smallest part the residual falls into without v, H2 is v with the rest; of several
     /// cut vertices the one whose smallest part is largest. A half is the position with every
     /// empty cell outside it given to Breaker (which kills exactly the other half's lines).
-    fn cut_vertex(&self) -> Option<Formula<Self>> {
-        if !self.rules.on(Technique::CutVertex) || self.pos.to_move() != Side::Maker {
-            return None;
-        }
+    /// `lines` is the position's residual hypergraph ([`residual`]).
+    fn cut_vertex(&self, lines: &[u128]) -> Option<Formula<Self>> {
         let empty = self.pos.empty_cells();
-        let lines = residual(&self.rules.hg, &self.pos);
-        let (v, small) = cut_vertices(&lines)
+        let (v, small) = cut_vertices(lines)
             .into_iter()
             .filter_map(|v| {
                 let parts =
@@ -774,11 +784,11 @@ impl SevenGame {
     }
 }
 
-/// The connected components of the residual hypergraph of `pos` (empty cells of the free
-/// lines; two cells are connected when a free line holds both), as cell masks in the order of
-/// their lowest cell.
-fn components(hg: &Hypergraph, pos: &Position) -> Vec<u128> {
-    let mut parts = connected_parts(residual(hg, pos));
+/// The connected components of the residual hypergraph whose edges are `lines` (the empty
+/// cells of the free lines, [`residual`]; two cells are connected when a line holds both), as
+/// cell masks in the order of their lowest cell.
+fn components(lines: &[u128]) -> Vec<u128> {
+    let mut parts = connected_parts(lines.to_vec());
     parts.sort_by_key(|p| p.trailing_zeros());
     parts
 }

@@ -77,7 +77,8 @@ pub struct SolveArgs {
     #[arg(long, default_value = "maker")]
     pub to_move: Side,
     /// Switch a PNS+ technique off (repeatable): forced-move, maker-win-stop, breaker-win-stop,
-    /// dead-squares, dominated-squares, mirror-tt, heuristics, components, cut-vertex.
+    /// dead-squares, dominated-squares, mirror-tt, heuristics, components, cut-vertex,
+    /// threat-space.
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Run the PNS+ engine alone in this process: no coordinator, no data directory.
@@ -331,7 +332,8 @@ fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result
     Ok(())
 }
 
-fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
+/// The techniques named by `--disable`; a usage error (exit 2) names an unknown one.
+pub fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
     names
         .iter()
         .map(|t| {

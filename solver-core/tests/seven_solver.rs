@@ -134,6 +134,26 @@ fn empty_boards_up_to_eight_with_each_technique_off() {
     }
 }
 
+/// A random position of width `cols` with `to_move` to move: each cell is Maker's with
+/// probability `share` / 10, Breaker's with the same, else empty.
+fn random_position(
+    rng: &mut impl rand::Rng,
+    cols: solver_core::games::seven::Cols,
+    to_move: Side,
+    share: u32,
+) -> Position {
+    let mut pos = Position::empty(cols, to_move);
+    for cell in cols.iter_cells() {
+        let roll = rng.random_range(0..10);
+        if roll < share {
+            pos.assign(Side::Maker, cell.bit());
+        } else if roll < 2 * share {
+            pos.assign(Side::Breaker, cell.bit());
+        }
+    }
+    pos
+}
+
 #[test]
 fn agrees_with_brute_force_on_small_boards() {
     use rand::{Rng, SeedableRng, rngs::StdRng};
@@ -143,24 +163,13 @@ fn agrees_with_brute_force_on_small_boards() {
         let hg = Hypergraph::paper(cols);
         let mut memo = HashMap::new();
         for _ in 0..[300, 80, 40][n as usize - 4] {
-            let mut pos = Position::empty(
-                cols,
-                if rng.random() {
-                    Side::Maker
-                } else {
-                    Side::Breaker
-                },
-            );
-            // Stones per side, in tenths of the cells: more on n = 6 to keep brute force fast.
-            let share = if n < 6 { 3 } else { 4 };
-            for cell in cols.iter_cells() {
-                let roll = rng.random_range(0..10);
-                if roll < share {
-                    pos.assign(Side::Maker, cell.bit());
-                } else if roll < 2 * share {
-                    pos.assign(Side::Breaker, cell.bit());
-                }
-            }
+            let side = if rng.random() {
+                Side::Maker
+            } else {
+                Side::Breaker
+            };
+            // More stones on n = 6 to keep brute force fast.
+            let pos = random_position(&mut rng, cols, side, if n < 6 { 3 } else { 4 });
             if pos.maker_won(&hg) {
                 continue;
             }
@@ -173,6 +182,33 @@ fn agrees_with_brute_force_on_small_boards() {
             }
         }
     }
+}
+
+#[test]
+fn threat_space_wins_are_maker_wins() {
+    // Simplification with only the threat-space search on decides a Maker-to-move position
+    // only through a forcing sequence (no other reduction runs): every such win must be one.
+    use rand::{SeedableRng, rngs::StdRng};
+    use solver_core::pns::Game;
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut wins = 0;
+    for n in 4..=7u32 {
+        let cols = n.try_into().expect("in range");
+        let hg = Hypergraph::paper(cols);
+        let rules = Rules::with_enabled(cols, &[Technique::ThreatSpace]);
+        let mut memo = HashMap::new();
+        for _ in 0..[600, 600, 400, 200][n as usize - 4] {
+            // Few stones, so that lines stay open.
+            let pos = random_position(&mut rng, cols, Side::Maker, if n < 6 { 2 } else { 3 });
+            let mut game = SevenGame::new(pos, rules.clone()).expect("same width");
+            if pos.maker_won(&hg) || game.simplify() != Some(Value::Proven) {
+                continue;
+            }
+            wins += 1;
+            assert!(brute(&pos, &hg, &mut memo), "{pos}: no Maker win");
+        }
+    }
+    assert!(wins > 50, "{wins} forcing-sequence wins seen");
 }
 
 /// Plain minimax on an explicit residual hypergraph: `lines` are the empty cells of the free

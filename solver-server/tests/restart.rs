@@ -69,8 +69,8 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
             request_id: "restart".into(),
             spec: Some(v1::ProblemSpec {
                 position: Some(v1::SevenPosition {
-                    cols: 8,
-                    rows: vec!["........".into(); 4],
+                    cols: 10,
+                    rows: vec!["..........".into(); 4],
                     to_move: v1::Side::Maker as i32,
                 }),
                 disabled_techniques: vec![],

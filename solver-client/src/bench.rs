@@ -50,6 +50,15 @@ pub struct SevenBenchArgs {
     /// (searched again when needed) until the table is below half the cap.
     #[arg(long)]
     pub max_table_mb: Option<usize>,
+    /// Switch a PNS+ technique off in every run (repeatable; the names of `solver seven solve
+    /// --disable`), e.g. to measure what one technique brings on a large board. Not with
+    /// --ablation, which switches techniques itself.
+    #[arg(
+        long = "disable",
+        value_name = "TECHNIQUE",
+        conflicts_with = "ablation"
+    )]
+    pub disable: Vec<String>,
 }
 
 /// Arguments of `solver bench-coordinator`.
@@ -128,7 +137,16 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         .iter()
         .map(|&n| empty_board(n))
         .collect::<anyhow::Result<Vec<_>>>()?;
-    println!("empty board, Maker first, every technique on; one search thread per direct run");
+    let disabled = crate::seven::parse_disabled(&args.disable)?;
+    if disabled.is_empty() {
+        println!("empty board, Maker first, every technique on; one search thread per direct run");
+    } else {
+        let names: Vec<&str> = disabled.iter().map(|t| t.name()).collect();
+        println!(
+            "empty board, Maker first, every technique on except {}; one search thread per direct run",
+            names.join(", ")
+        );
+    }
     println!(
         "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>10}  {:>9}  {:>7}  {:>12}",
         "n",
@@ -145,7 +163,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     );
     let mut signature: u64 = 0;
     for (&n, &pos) in ns.iter().zip(&positions) {
-        let (r, rss) = direct(pos, Vec::new(), &args).await?;
+        let (r, rss) = direct(pos, disabled.clone(), &args).await?;
         let secs = r.stats.elapsed.as_secs_f64();
         signature += r.stats.nodes_created;
         println!(
@@ -162,7 +180,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let dir = tempfile::tempdir()?;
             reset_peak_rss();
             let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
-            let spec = crate::seven::problem_spec(&pos, &[], args.job_budget);
+            let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
             let start = Instant::now();
             let solved = solve_on(&embedded.url, None, spec).await;
             let wall = start.elapsed().as_secs_f64();

@@ -175,9 +175,10 @@ pub struct SevenGame {
     /// [`SevenGame::new`], the root of a search, so that the root's children are the moves of
     /// the side to move there. Not part of the key (forced moves keep the value).
     hold_turn: bool,
-    /// What the estimate reads of the position, kept by [`Game::prepare`] until the position
-    /// changes: `phi * 128` and the number of moves ([`UNPREPARED`] until prepared). Two
-    /// fields rather than an `Option` of a pair, so that a position stays 64 bytes.
+    /// What the estimate reads of the position, kept by [`Game::prepare`] (and, for Maker to
+    /// move, by [`Game::simplify`] at its fixpoint) until the position changes: `phi * 128` and
+    /// the number of moves, counted with Breaker to move only ([`UNPREPARED`] until prepared).
+    /// Two fields rather than an `Option` of a pair, so that a position stays 64 bytes.
     prepared_phi: u32,
     prepared_moves: u8,
 }
@@ -669,7 +670,7 @@ impl Game for SevenGame {
     }
 
     fn prepare(&mut self) {
-        if self.rules.on(Technique::Heuristics) {
+        if self.rules.on(Technique::Heuristics) && self.prepared_moves == UNPREPARED {
             (self.prepared_phi, self.prepared_moves) = self.measure();
         }
     }
@@ -847,7 +848,8 @@ struct Features {
     phi: f64,
     /// Empty cells.
     empties: u32,
-    /// Moves the search would generate.
+    /// Moves the search would generate, with Breaker to move (0 with Maker to move: only
+    /// [`Features::pn`] at AND nodes reads it).
     moves: u32,
 }
 
@@ -1048,6 +1050,18 @@ mod tests {
     fn a_position_stays_small() {
         // Every node of a search keeps its position: 16 bytes more is 10% more memory.
         assert!(std::mem::size_of::<SevenGame>() <= 64);
+    }
+
+    #[test]
+    fn forcing_sequences_are_found_and_single_threats_are_not_doubled() {
+        let [a, b, c, d, e] = [1u128, 2, 4, 8, 16];
+        // Two edges with the same two empty cells: playing a (or b) is one threat.
+        assert!(!ThreatSpace::search(&[a | b, a | b]));
+        assert!(!ThreatSpace::search(&[a | b, a | b, c | d | e]));
+        // Maker a (Breaker b), then c has two partners, d and e: a double threat.
+        assert!(ThreatSpace::search(&[a | b, a | c | d, c | e]));
+        // The same, but Breaker's forced reply b kills the line {b, c, e}.
+        assert!(!ThreatSpace::search(&[a | b, a | c | d, b | c | e]));
     }
 
     #[test]

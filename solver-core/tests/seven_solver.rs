@@ -134,6 +134,25 @@ fn empty_boards_up_to_eight_with_each_technique_off() {
     }
 }
 
+#[test]
+fn two_edges_with_the_same_two_empty_cells_are_one_threat() {
+    // Bottom row M..MMMMMB (n = 9): the end 4-edge a4..d4 and the 7-window b4..h4 both have
+    // exactly b4 and c4 empty. Maker's move there makes one 1-line (twice), not two: Breaker
+    // takes the other cell and every line is dead (the spec, Thm IV.1; the anchor code
+    // reports a Maker win here).
+    let rows = ["BBBBBBBBB", "BBBBBBBBB", "BBBBBBBBB", "M..MMMMMB"];
+    let pos = Position::from_rows(&rows, Side::Maker).expect("valid");
+    let hg = Hypergraph::paper(pos.cols());
+    let lines = residual_lines(&pos);
+    assert_eq!(lines.len(), 2, "two free edges");
+    assert_eq!(lines[0], lines[1], "with the same two empty cells");
+    assert!(!brute(&pos, &hg, &mut HashMap::new()));
+    assert_eq!(solve(pos, &[]), Value::Disproven);
+    for t in Technique::ALL {
+        assert_eq!(solve(pos, &[t]), Value::Disproven, "without {t}");
+    }
+}
+
 /// A random position of width `cols` with `to_move` to move: each cell is Maker's with
 /// probability `share` / 10, Breaker's with the same, else empty.
 fn random_position(

@@ -31,7 +31,7 @@ fn workspace_bin(name: &str) -> PathBuf {
         .join(name);
     assert!(
         path.exists(),
-        "{} is missing: cargo test --workspace",
+        "{} is missing: build every target first (cargo build --workspace --all-targets; scripts/dev test does)",
         path.display()
     );
     path

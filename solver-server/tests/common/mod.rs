@@ -195,8 +195,8 @@ impl Proc {
     }
 }
 
-/// The path of a binary of this workspace (built by `cargo test --workspace`), found next to
-/// the test executable (`target/<profile>/deps/..`).
+/// The path of a binary of this workspace (built by `cargo build --workspace --all-targets`),
+/// found next to the test executable (`target/<profile>/deps/..`).
 pub fn workspace_bin(name: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");
     let dir = exe
@@ -206,7 +206,7 @@ pub fn workspace_bin(name: &str) -> PathBuf {
     let path = dir.join(name);
     assert!(
         path.exists(),
-        "{} is missing: build the workspace (cargo test --workspace)",
+        "{} is missing: build every target first (cargo build --workspace --all-targets; scripts/dev test does)",
         path.display()
     );
     path

@@ -138,15 +138,15 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         .map(|&n| empty_board(n))
         .collect::<anyhow::Result<Vec<_>>>()?;
     let disabled = crate::seven::parse_disabled(&args.disable)?;
-    if disabled.is_empty() {
-        println!("empty board, Maker first, every technique on; one search thread per direct run");
+    let except: Vec<&str> = disabled.iter().map(|t| t.name()).collect();
+    let except = if except.is_empty() {
+        String::new()
     } else {
-        let names: Vec<&str> = disabled.iter().map(|t| t.name()).collect();
-        println!(
-            "empty board, Maker first, every technique on except {}; one search thread per direct run",
-            names.join(", ")
-        );
-    }
+        format!(" except {}", except.join(", "))
+    };
+    println!(
+        "empty board, Maker first, every technique on{except}; one search thread per direct run"
+    );
     println!(
         "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>10}  {:>9}  {:>7}  {:>12}",
         "n",

@@ -227,9 +227,6 @@ impl Lines {
             maker_won: false,
             phi_num: 0,
         };
-        // For each cell, up to two distinct partner cells in 2-lines and whether there are more.
-        let mut partner = [[u8::MAX; 2]; 128];
-        let mut many = 0u128;
         for &e in hg.edges() {
             if e & pos.breaker() != 0 {
                 continue;
@@ -239,22 +236,6 @@ impl Lines {
             match r.count_ones() {
                 0 => l.maker_won = true,
                 1 => l.ones |= r,
-                2 => {
-                    let (a, b) = (
-                        r.trailing_zeros() as usize,
-                        127 - r.leading_zeros() as usize,
-                    );
-                    for (x, y) in [(a, b), (b, a)] {
-                        let y = y as u8;
-                        match partner[x] {
-                            [p, _] if p == u8::MAX => partner[x][0] = y,
-                            [p, _] if p == y => {}
-                            [_, q] if q == u8::MAX => partner[x][1] = y,
-                            [_, q] if q == y => {}
-                            _ => many |= 1u128 << x,
-                        }
-                    }
-                }
                 _ => {}
             }
             for c in cells_of(r) {
@@ -263,21 +244,37 @@ impl Lines {
             l.live |= r;
             l.residual.push(r);
         }
-        l.defences = u128::MAX;
-        for x in cells_of(l.live) {
-            let [_, q] = partner[x.index()];
-            if q == u8::MAX {
+        let mut partners = [0u128; 128];
+        for x in cells_of(two_line_partners(&l.residual, &mut partners)) {
+            let p = partners[x.index()];
+            if p.count_ones() < 2 {
                 continue;
             }
             l.crossing.get_or_insert(x);
-            l.defences &= if many & x.bit() != 0 {
+            // Three or more partners: no partner stops every threat, only x itself does.
+            l.defences &= if p.count_ones() > 2 {
                 x.bit()
             } else {
-                x.bit() | partner[x.index()].iter().fold(0, |m, &p| m | 1u128 << p)
+                x.bit() | p
             };
         }
         l
     }
+}
+
+/// The cells of the 2-lines among `lines`, returned as a mask; for each of them, `partners`
+/// gets the other cells of its 2-lines (a cell with two or more is a genuine crossing: Maker's
+/// move there makes 1-lines at different cells; two edges with the same two empty cells give
+/// one partner). `partners` must be zero at those cells before.
+fn two_line_partners(lines: &[u128], partners: &mut [u128; 128]) -> u128 {
+    let mut twos = 0;
+    for &l in lines.iter().filter(|l| l.count_ones() == 2) {
+        let a = l & l.wrapping_neg();
+        partners[a.trailing_zeros() as usize] |= l & !a;
+        partners[(l & !a).trailing_zeros() as usize] |= a;
+        twos |= l;
+    }
+    twos
 }
 
 impl SevenGame {
@@ -495,15 +492,7 @@ impl ThreatSpace {
         let end = self.lines.len();
         // The cells of the 2-lines, each with its partners (the other cells of its 2-lines):
         // Maker's move at x makes 1-lines at exactly x's partners.
-        let mut twos = 0u128;
-        for &l in &self.lines[start..end] {
-            if l.count_ones() == 2 {
-                let a = l & l.wrapping_neg();
-                self.partners[a.trailing_zeros() as usize] |= l & !a;
-                self.partners[(l & !a).trailing_zeros() as usize] |= a;
-                twos |= l;
-            }
-        }
+        let twos = two_line_partners(&self.lines[start..end], &mut self.partners);
         let first = self.replies.len();
         for x in cells_of(twos) {
             self.replies
@@ -595,10 +584,10 @@ impl Game for SevenGame {
                 && self.pos.to_move() == Side::Maker
                 && self.rules.on(Technique::Heuristics)
             {
-                // What the estimate reads of a Maker-to-move position is its potential alone
-                // (see `measure`), and the fixpoint's lines have it.
-                self.prepared_phi = u32::try_from(lines.phi_num).unwrap_or(u32::MAX);
-                self.prepared_moves = 0;
+                // Prepared now from the fixpoint's lines: with Maker to move that is cheap (no
+                // moves to count, see `measure`); with Breaker to move it waits for `prepare`,
+                // since a position found in the table needs no estimate.
+                (self.prepared_phi, self.prepared_moves) = self.measure_lines(&lines);
             }
             return value;
         }
@@ -903,9 +892,13 @@ impl SevenGame {
     /// The moves are counted only with Breaker to move: [`Features::pn`] reads them at AND
     /// nodes alone.
     fn measure(&self) -> (u32, u8) {
-        let l = Lines::of(&self.pos, &self.rules.hg);
+        self.measure_lines(&Lines::of(&self.pos, &self.rules.hg))
+    }
+
+    /// [`Self::measure`] from the position's free lines.
+    fn measure_lines(&self, l: &Lines) -> (u32, u8) {
         let moves = match self.pos.to_move() {
-            Side::Breaker => self.moves_from(&l).count_ones() as u8,
+            Side::Breaker => self.moves_from(l).count_ones() as u8,
             Side::Maker => 0,
         };
         (u32::try_from(l.phi_num).unwrap_or(u32::MAX), moves)

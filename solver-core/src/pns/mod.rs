@@ -16,7 +16,7 @@ mod search;
 mod shared;
 
 pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
-pub use shared::{Poisoned, Shared};
+pub use shared::{Locked, Poisoned, Shared};
 
 use std::fmt::Debug;
 use std::hash::Hash;

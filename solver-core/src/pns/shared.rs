@@ -1,11 +1,15 @@
 //! One search DAG that several threads run at once, each from its own root: the expansions
 //! (the game's work: move generation, simplification, decomposition) run outside the lock,
 //! the DAG's bookkeeping (selection, insertion, back-propagation, garbage collection) inside.
-//! A leaf taken by one thread is passed by the others, which expand the next leaf in
-//! most-proving order instead (see [`Search::select`]): the way shared-memory parallel
-//! proof-number searches keep threads apart (Kaneko, "Parallel depth first proof number
-//! search", AAAI 2010, with virtual proof numbers; Saito, Winands and van den Herik,
-//! "Randomized parallel proof-number search", ACG 2009, by near-best selection).
+//! A leaf taken by one thread shows the others a virtual proof number, 16 times its own
+//! (`VIRTUAL_PN` in search.rs), so that their most-proving selection turns to the node that
+//! would be most-proving if that leaf were that much harder to prove; a leaf still taken at
+//! the end of a selection is passed by, for the next one in most-proving order (see
+//! [`Search::select`]). This is how shared-memory parallel proof-number searches keep threads
+//! apart (Kaneko, "Parallel depth first proof number search", AAAI 2010, with virtual proof
+//! numbers; Saito, Winands and van den Herik, "Randomized parallel proof-number search", ACG
+//! 2009, by near-best selection). Reports and thresholds see the DAG's own numbers
+//! ([`Shared::lock`], [`Search::set_virtual`]).
 
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -46,11 +50,20 @@ impl<G: Game> Shared<G> {
     }
 
     /// The search, locked: for reports between runs ([`Search::child_reports`],
-    /// [`Search::take_solved`], [`Search::stats`]). Other threads' runs wait meanwhile.
+    /// [`Search::take_solved`], [`Search::stats`]). Other threads' runs wait meanwhile; the
+    /// leaves they are expanding show their own proof numbers, not their virtual ones, until
+    /// the guard is dropped.
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock.
-    pub fn lock(&self) -> Result<MutexGuard<'_, Search<G>>, Poisoned> {
+    pub fn lock(&self) -> Result<Locked<'_, G>, Poisoned> {
+        let mut search = self.lock_raw()?;
+        search.set_virtual(false);
+        Ok(Locked(search))
+    }
+
+    /// The search, locked, as the runs see it (with virtual proof numbers).
+    fn lock_raw(&self) -> Result<MutexGuard<'_, Search<G>>, Poisoned> {
         for _ in 0..SPINS {
             match self.search.try_lock() {
                 Ok(g) => return Ok(g),
@@ -74,7 +87,7 @@ impl<G: Game> Shared<G> {
     /// code, outside the lock, is passed on to the caller and leaves the search usable.
     pub fn run(&self, root: G, limits: &Limits, nodes: &AtomicU64) -> Result<Outcome, Poisoned> {
         let start = Instant::now();
-        let mut s = self.lock()?;
+        let mut s = self.lock_raw()?;
         s.set_root(root);
         let root = s.root_id();
         s.pins.push(root);
@@ -86,18 +99,20 @@ impl<G: Game> Shared<G> {
                 // Every leaf below the root is being expanded by another thread.
                 drop(s);
                 std::thread::yield_now();
-                s = self.lock()?;
+                s = self.lock_raw()?;
                 continue;
             };
             s.set_busy(leaf, true);
+            s.propagate(leaf);
             let g = s.position(leaf);
             drop(s);
             let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
-            s = self.lock()?;
+            s = self.lock_raw()?;
             s.set_busy(leaf, false);
             let expansion = match expansion {
                 Ok(e) => e,
                 Err(panic) => {
+                    s.propagate(leaf);
                     unpin(&mut s, root);
                     drop(s);
                     resume_unwind(panic);
@@ -112,6 +127,28 @@ impl<G: Game> Shared<G> {
         s.sample_bytes();
         s.add_elapsed(start.elapsed());
         Ok(s.outcome_of(root))
+    }
+}
+
+/// A [`Shared`] search, locked, with the DAG's own numbers (see [`Shared::lock`]).
+pub struct Locked<'a, G: Game>(MutexGuard<'a, Search<G>>);
+
+impl<G: Game> std::ops::Deref for Locked<'_, G> {
+    type Target = Search<G>;
+    fn deref(&self) -> &Search<G> {
+        &self.0
+    }
+}
+
+impl<G: Game> std::ops::DerefMut for Locked<'_, G> {
+    fn deref_mut(&mut self) -> &mut Search<G> {
+        &mut self.0
+    }
+}
+
+impl<G: Game> Drop for Locked<'_, G> {
+    fn drop(&mut self) {
+        self.0.set_virtual(true);
     }
 }
 
@@ -253,6 +290,7 @@ mod tests {
                     });
                 }
             });
+            shared.lock().expect("no panic").assert_numbers_consistent();
             let out = shared
                 .run(root.clone(), &Limits::default(), &AtomicU64::new(0))
                 .expect("no panic");
@@ -260,6 +298,7 @@ mod tests {
             let s = shared.lock().expect("no panic");
             assert!(s.pins.is_empty());
             s.assert_consistent();
+            s.assert_numbers_consistent();
             collections += s.stats().gc_runs;
             for c in s.child_reports(&root) {
                 if let Some(v) = c.value {
@@ -268,6 +307,55 @@ mod tests {
             }
         }
         assert!(collections > 0, "the cap made the collector run");
+    }
+
+    #[test]
+    fn a_leaf_being_expanded_shows_its_virtual_proof_number_to_the_runs_only() {
+        let mut moved = 0;
+        for seed in 0..20u64 {
+            let root = Random { id: seed, depth: 0 };
+            let mut search = Search::new(root.clone());
+            search.run(&Limits {
+                max_nodes: Some(300),
+                ..Limits::default()
+            });
+            let Outcome::Unknown { pn, dn } = search.outcome() else {
+                continue;
+            };
+            let own = search.all_numbers();
+            let shared = Shared::new(search);
+            {
+                // What a run does before it expands a leaf outside the lock.
+                let mut s = shared.lock_raw().expect("no panic");
+                let root = s.root_id();
+                let leaf = s.select(root).expect("a free leaf");
+                s.set_busy(leaf, true);
+                s.propagate(leaf);
+                let Outcome::Unknown { pn: vpn, dn: vdn } = s.outcome() else {
+                    panic!("virtual numbers solved the root");
+                };
+                // The most-proving leaf's pn counts in the root's, unless a tie hides it.
+                assert!(vpn >= pn && vdn == dn, "seed {seed}");
+                moved += usize::from(vpn > pn);
+                // A threshold between the own and the virtual pn is not reached.
+                let limits = Limits {
+                    thresholds: Some((pn + 1, dn + 1)),
+                    ..Limits::default()
+                };
+                assert!(!s.stops(root, &limits, 0), "seed {seed}");
+                assert_eq!(s.outcome(), Outcome::Unknown { pn: vpn, dn: vdn });
+            }
+            // Reports see the DAG's own numbers, and the runs the virtual ones again after.
+            let virtual_numbers = shared.lock_raw().expect("no panic").all_numbers();
+            assert_ne!(virtual_numbers, own);
+            assert_eq!(shared.lock().expect("no panic").all_numbers(), own);
+            assert_eq!(
+                shared.lock_raw().expect("no panic").all_numbers(),
+                virtual_numbers
+            );
+            shared.lock().expect("no panic").assert_consistent();
+        }
+        assert!(moved > 5, "{moved} roots showed a virtual pn");
     }
 
     #[test]

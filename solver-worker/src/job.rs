@@ -94,6 +94,8 @@ pub struct JobContext {
     running: Mutex<Vec<Arc<Running>>>,
     /// Cap of the retained search DAG, in bytes ([`Limits::max_bytes`]).
     search_bytes: usize,
+    /// Notified when a job starts, for the slots waiting to [`help`].
+    pub started: tokio::sync::Notify,
 }
 
 impl JobContext {
@@ -107,6 +109,7 @@ impl JobContext {
             retained: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             search_bytes: bytes - bytes / 4,
+            started: tokio::sync::Notify::new(),
         }
     }
 
@@ -166,8 +169,11 @@ struct Running {
     thresholds: Option<(Number, Number)>,
     /// Set when the job has ended: helpers stop.
     done: Arc<AtomicBool>,
-    /// Nodes helpers created for the job ([`Shared::run`] counts them as it goes).
-    helped: AtomicU64,
+    /// Nodes created for the job by its own thread and its helpers ([`Shared::run`] counts
+    /// them as they go), against `budget`.
+    nodes: AtomicU64,
+    /// The job's node budget (`Job.node_budget`), which helpers heed too.
+    budget: u64,
 }
 
 impl std::fmt::Debug for Running {
@@ -196,8 +202,8 @@ impl Drop for Registration<'_> {
 
 /// Lets a slot help the oldest job under way for at most `slice`: it runs the same leaf in the
 /// worker's shared search ([`Shared::run`]), taking the leaves the job's own thread has not
-/// taken, until the job ends, the leaf reaches the job's thresholds, or the slice is over (the
-/// job's node budget counts the job's own thread's nodes only). Its nodes are added to the
+/// taken, until the job ends, the leaf reaches the job's thresholds, the job's node budget is
+/// spent (it counts every thread's nodes), or the slice is over. Its nodes are added to the
 /// job's report as it goes (those created after the report are counted nowhere). Returns false
 /// when no job is under way or its search is poisoned; while the leaf is past its thresholds
 /// and the job has not yet reported, a helper returns at once, and the slot asks again.
@@ -214,10 +220,11 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
         cancel: Some(Arc::clone(&job.done)),
         max_bytes: Some(ctx.search_bytes),
         thresholds: job.thresholds,
+        max_nodes: Some(job.budget),
         ..Limits::default()
     };
     job.search
-        .run(job.root.clone(), &limits, &job.helped)
+        .run(job.root.clone(), &limits, &job.nodes)
         .is_ok()
 }
 
@@ -287,25 +294,31 @@ pub fn run_job(
             search: Arc::clone(&shared),
             thresholds,
             done: Arc::default(),
-            helped: AtomicU64::new(0),
+            nodes: AtomicU64::new(0),
+            budget,
         }),
     };
     ctx.running
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .push(Arc::clone(&registration.job));
-    let own = AtomicU64::new(0);
+    ctx.started.notify_waiters();
+    let counted = &registration.job.nodes;
     let poisoned = |e: solver_core::pns::Poisoned| e.to_string();
-    let mut outcome = shared.run(root.clone(), &limits, &own).map_err(poisoned)?;
+    let mut outcome = shared
+        .run(root.clone(), &limits, counted)
+        .map_err(poisoned)?;
     if first < budget
         && matches!(outcome, Outcome::Unknown { .. })
-        && own.load(Ordering::Relaxed) >= first
+        && counted.load(Ordering::Relaxed) >= first
     {
         limits.max_nodes = Some(budget);
         limits.thresholds = thresholds;
-        outcome = shared.run(root.clone(), &limits, &own).map_err(poisoned)?;
+        outcome = shared
+            .run(root.clone(), &limits, counted)
+            .map_err(poisoned)?;
     }
-    let nodes = own.load(Ordering::Relaxed) + registration.job.helped.load(Ordering::Relaxed);
+    let nodes = counted.load(Ordering::Relaxed);
     drop(registration);
     let (children, mut facts) = {
         let mut search = shared.lock().map_err(poisoned)?;

@@ -6,8 +6,9 @@
 //! - [`job`]: one job off the async runtime (decode, simplify, bounded PNS, build the report),
 //!   the search DAG all jobs share and the worker's bounded table of solved positions. No I/O.
 //! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots (search threads), each
-//!   helping the worker's job under way if there is one, else leasing one job, searching it on
-//!   a blocking thread while heartbeats keep the lease alive, and reporting it.
+//!   helping the worker's job under way if there is one, else leasing one job (one slot asks
+//!   at a time, the others wait for its job to start), searching it on a blocking thread while
+//!   heartbeats keep the lease alive, and reporting it.
 //!
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
 //! jittered exponential backoff, reset on success; a job that fails (bad bytes, a panic inside
@@ -221,8 +222,10 @@ pub async fn run(
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
+    let leasing = Arc::new(tokio::sync::Mutex::new(()));
     for _ in 0..slots {
         let slot = Slot {
+            leasing: Arc::clone(&leasing),
             client: client.clone(),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
@@ -260,6 +263,9 @@ const HELP_SLICE: Duration = Duration::from_millis(500);
 /// One job slot: while a job of this worker is under way, help it (see [`job::help`]); else
 /// lease a job, search it, report it; again.
 struct Slot {
+    /// Held by the slot that is asking the coordinator for a job: one asks at a time, the
+    /// others wait for its job to start and help it (see [`Slot::run`]).
+    leasing: Arc<tokio::sync::Mutex<()>>,
     client: Client,
     name: Arc<str>,
     ctx: Arc<JobContext>,
@@ -285,6 +291,20 @@ impl Slot {
             if self.help().await {
                 continue;
             }
+            // One slot asks the coordinator (which holds a lease request open while it has no
+            // free leaf); the others wait until its job starts, to help it at once, instead of
+            // holding a request open of their own meanwhile.
+            let started = self.ctx.started.notified();
+            tokio::pin!(started);
+            started.as_mut().enable();
+            let Ok(leasing) = self.leasing.try_lock() else {
+                tokio::select! {
+                    () = started => {}
+                    () = tokio::time::sleep(HELP_SLICE) => {}
+                    () = stop.cancelled() => break,
+                }
+                continue;
+            };
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,
@@ -300,6 +320,7 @@ impl Slot {
                 async move { c.lease(req).await.map(tonic::Response::into_inner) }
             })
             .await;
+            drop(leasing);
             let resp = match leased {
                 None => break,
                 Some(Ok(r)) => r,

@@ -8,8 +8,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
-use solver_core::games::seven::{Cols, Position, Side, SolveReport, Technique, solve};
-use solver_core::pns::{Limits, Outcome, Value};
+use solver_core::games::seven::{
+    Cols, Position, Rules, SevenGame, Side, SolveReport, Technique, solve,
+};
+use solver_core::pns::{Limits, Outcome, Search, Shared, Value};
 use solver_proto::convert::seven::{pack, unpack};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use tonic::transport::{Channel, Endpoint};
@@ -35,6 +37,15 @@ pub struct SevenBenchArgs {
     /// with the direct engine's in this run.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Vec<u32>,
+    /// Also solve each n in this process with the engine's shared search run by this many
+    /// threads at once (a list: `--threads 1 2`; one DAG, as a worker's slots share it), and
+    /// compare the wall time with the direct engine's.
+    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub threads: Vec<u32>,
+    /// Run each --threads and --workers row this many times: searches with several threads
+    /// depend on their timing, so one run is one draw.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
     #[arg(long, default_value_t = 0)]
     pub job_budget: u64,
@@ -105,6 +116,15 @@ fn empty_board(n: u32) -> anyhow::Result<Position> {
     Ok(Position::empty(cols, Side::Maker))
 }
 
+/// The limits of a direct or shared engine run (--max-nodes, --max-table-mb).
+fn limits(args: &SevenBenchArgs) -> Limits {
+    Limits {
+        max_nodes: args.max_nodes,
+        max_bytes: args.max_table_mb.map(|m| m.saturating_mul(1024 * 1024)),
+        ..Limits::default()
+    }
+}
+
 /// One direct engine run on its own blocking thread, with the peak RSS it reached.
 async fn direct(
     pos: Position,
@@ -112,15 +132,39 @@ async fn direct(
     args: &SevenBenchArgs,
 ) -> anyhow::Result<(SolveReport, Option<u64>)> {
     reset_peak_rss();
-    let limits = Limits {
-        max_nodes: args.max_nodes,
-        max_bytes: args.max_table_mb.map(|m| m.saturating_mul(1024 * 1024)),
-        ..Limits::default()
-    };
+    let limits = limits(args);
     let report = tokio::task::spawn_blocking(move || solve(pos, &disabled, &limits, false))
         .await
         .map_err(|e| anyhow::anyhow!("the search failed: {e}"))?;
     Ok((report, peak_rss()))
+}
+
+/// One solve of `pos` by the engine's shared search ([`Shared`]) with `threads` threads, each
+/// from the root until it is solved or a limit is reached: the outcome, nodes created and wall
+/// time in seconds.
+fn shared_solve(
+    pos: Position,
+    disabled: &[Technique],
+    threads: u32,
+    limits: &Limits,
+) -> anyhow::Result<(Outcome, u64, f64)> {
+    let root = SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)?;
+    let shared = Shared::new(Search::new(root.clone()));
+    let nodes = AtomicU64::new(0);
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(|| shared.run(root.clone(), limits, &nodes)))
+            .collect();
+        for run in runs {
+            run.join()
+                .map_err(|_| anyhow::anyhow!("a search thread panicked"))??;
+        }
+        anyhow::Ok(())
+    })?;
+    let secs = start.elapsed().as_secs_f64();
+    let search = shared.lock()?;
+    Ok((search.outcome(), search.stats().nodes_created, secs))
 }
 
 /// Runs `solver seven bench`.
@@ -161,6 +205,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         "jobs",
         "DAG nodes"
     );
+    let limits = limits(&args);
     let mut signature: u64 = 0;
     for (&n, &pos) in ns.iter().zip(&positions) {
         let (r, rss) = direct(pos, disabled.clone(), &args).await?;
@@ -176,7 +221,27 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             mib(Some(r.stats.peak_bytes)),
             mib(rss)
         );
-        for &k in &args.workers {
+        let repeated = |ks: &[u32]| {
+            ks.iter()
+                .flat_map(|&k| std::iter::repeat_n(k, args.repeat as usize))
+                .collect::<Vec<_>>()
+        };
+        for k in repeated(&args.threads) {
+            reset_peak_rss();
+            let (d, l) = (disabled.clone(), limits.clone());
+            let (outcome, nodes, wall) =
+                tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
+            println!(
+                "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
+                format!("{k} thread{}", if k == 1 { "" } else { "s" }),
+                verdict(outcome),
+                nodes as f64 / wall,
+                "-",
+                mib(peak_rss()),
+                wall / secs,
+            );
+        }
+        for k in repeated(&args.workers) {
             let dir = tempfile::tempdir()?;
             reset_peak_rss();
             let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;

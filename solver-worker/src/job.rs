@@ -113,6 +113,15 @@ impl JobContext {
         }
     }
 
+    /// Whether a job of this worker is under way (one that slots can [`help`]).
+    pub fn job_under_way(&self) -> bool {
+        !self
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
     fn rules(&self, cols: solver_core::games::seven::Cols, disabled: Vec<Technique>) -> Arc<Rules> {
         let mut m = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
         Arc::clone(
@@ -221,7 +230,6 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
         max_bytes: Some(ctx.search_bytes),
         thresholds: job.thresholds,
         max_nodes: Some(job.budget),
-        ..Limits::default()
     };
     job.search
         .run(job.root.clone(), &limits, &job.nodes)

@@ -297,6 +297,10 @@ impl Slot {
             let started = self.ctx.started.notified();
             tokio::pin!(started);
             started.as_mut().enable();
+            if self.ctx.job_under_way() {
+                // A job started between the help above and `enable`.
+                continue;
+            }
             let Ok(leasing) = self.leasing.try_lock() else {
                 tokio::select! {
                     () = started => {}
@@ -353,7 +357,8 @@ impl Slot {
     }
 
     /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]); false when no job
-    /// is under way or it needs no more help.
+    /// is under way or its search is unusable (true, at once, while the job is past its
+    /// thresholds or budget and has not yet reported).
     async fn help(&self) -> bool {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));

@@ -285,23 +285,25 @@ impl<G: Game> Search<G> {
     /// root reached its thresholds (with its own numbers, not the virtual ones of leaves being
     /// expanded: see [`Search::set_virtual`]).
     pub(super) fn stops(&mut self, root: u32, limits: &Limits, nodes: u64) -> bool {
-        let reached = |n: &Node| {
-            limits
-                .thresholds
-                .is_some_and(|(tpn, tdn)| n.pn >= tpn || n.dn >= tdn)
-        };
         let n = &self.nodes[root as usize];
         if n.solved() || limits.max_nodes.is_some_and(|max| nodes >= max) {
             return true;
         }
-        if !reached(n) {
+        let Some((tpn, tdn)) = limits.thresholds else {
+            return false;
+        };
+        // Disproof numbers are never virtual.
+        if n.dn >= tdn {
+            return true;
+        }
+        if n.pn < tpn {
             return false;
         }
         if self.busy.is_empty() {
             return true;
         }
         self.set_virtual(false);
-        let reached = reached(&self.nodes[root as usize]);
+        let reached = self.nodes[root as usize].pn >= tpn;
         self.set_virtual(true);
         reached
     }
@@ -331,6 +333,8 @@ impl<G: Game> Search<G> {
         let bytes = self.sample_bytes() + self.table_growth();
         match limits.max_bytes {
             Some(cap) if bytes > cap => {
+                // A collapsed node keeps its numbers: they must be its own.
+                self.set_virtual(false);
                 self.collect_garbage();
                 // Collapse the least recently used eighth of the expanded unsolved nodes, then
                 // an eighth of the rest, ..., until the DAG is below half the cap (a collapsed
@@ -340,6 +344,7 @@ impl<G: Game> Search<G> {
                         break;
                     }
                 }
+                self.set_virtual(true);
                 self.approx_bytes() <= cap - cap / 8
             }
             _ => true,
@@ -665,7 +670,13 @@ impl<G: Game> Search<G> {
     pub(super) fn set_virtual(&mut self, on: bool) {
         for i in 0..self.busy.len() {
             let Busy { id, pn } = self.busy[i];
-            self.nodes[id as usize].pn = if on { virtual_pn(pn) } else { pn };
+            let n = &mut self.nodes[id as usize];
+            // A taken leaf stays an unsolved leaf until it is freed (only a caller that runs
+            // a search of its own through `Shared::lock` could change that).
+            if n.expanded || n.solved() {
+                continue;
+            }
+            n.pn = if on { virtual_pn(pn) } else { pn };
             self.propagate(id);
         }
     }

@@ -126,7 +126,11 @@ impl<G: Game> Shared<G> {
         unpin(&mut s, root);
         s.sample_bytes();
         s.add_elapsed(start.elapsed());
-        Ok(s.outcome_of(root))
+        // Other threads' leaves may still show virtual numbers: the root's own ones.
+        s.set_virtual(false);
+        let outcome = s.outcome_of(root);
+        s.set_virtual(true);
+        Ok(outcome)
     }
 }
 

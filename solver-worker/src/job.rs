@@ -95,7 +95,7 @@ pub struct JobContext {
     /// Cap of the retained search DAG, in bytes ([`Limits::max_bytes`]).
     search_bytes: usize,
     /// Notified when a job starts, for the slots waiting to [`help`].
-    pub started: tokio::sync::Notify,
+    pub(crate) started: tokio::sync::Notify,
 }
 
 impl JobContext {

@@ -296,16 +296,7 @@ impl<G: Game> Search<G> {
         if n.dn >= tdn {
             return true;
         }
-        if n.pn < tpn {
-            return false;
-        }
-        if self.busy.is_empty() {
-            return true;
-        }
-        self.set_virtual(false);
-        let reached = self.nodes[root as usize].pn >= tpn;
-        self.set_virtual(true);
-        reached
+        n.pn >= tpn && self.with_own_numbers(|s| s.nodes[root as usize].pn >= tpn)
     }
 
     /// The position of an unsolved position node (kept after its expansion, so that a
@@ -332,21 +323,19 @@ impl<G: Game> Search<G> {
         }
         let bytes = self.sample_bytes() + self.table_growth();
         match limits.max_bytes {
-            Some(cap) if bytes > cap => {
-                // A collapsed node keeps its numbers: they must be its own.
-                self.set_virtual(false);
-                self.collect_garbage();
+            // A collapsed node keeps its numbers: they must be its own.
+            Some(cap) if bytes > cap => self.with_own_numbers(|s| {
+                s.collect_garbage();
                 // Collapse the least recently used eighth of the expanded unsolved nodes, then
                 // an eighth of the rest, ..., until the DAG is below half the cap (a collapsed
                 // node frees its whole subtree: halving at once freed 90% at n = 14).
                 for _ in 0..64 {
-                    if self.approx_bytes() <= cap / 2 || self.collapse(COLLAPSE_SHARE) == 0 {
+                    if s.approx_bytes() <= cap / 2 || s.collapse(COLLAPSE_SHARE) == 0 {
                         break;
                     }
                 }
-                self.set_virtual(true);
-                self.approx_bytes() <= cap - cap / 8
-            }
+                s.approx_bytes() <= cap - cap / 8
+            }),
             _ => true,
         }
     }
@@ -679,6 +668,18 @@ impl<G: Game> Search<G> {
             n.pn = if on { virtual_pn(pn) } else { pn };
             self.propagate(id);
         }
+    }
+
+    /// Runs `f` with the DAG's own numbers (the leaves being expanded without their virtual
+    /// proof numbers), then gives those leaves their virtual numbers back.
+    pub(super) fn with_own_numbers<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        if self.busy.is_empty() {
+            return f(self);
+        }
+        self.set_virtual(false);
+        let t = f(self);
+        self.set_virtual(true);
+        t
     }
 
     /// Whether a thread of a [`super::Shared`] search is expanding the leaf `id`.

@@ -127,14 +127,13 @@ impl<G: Game> Shared<G> {
         s.sample_bytes();
         s.add_elapsed(start.elapsed());
         // Other threads' leaves may still show virtual numbers: the root's own ones.
-        s.set_virtual(false);
-        let outcome = s.outcome_of(root);
-        s.set_virtual(true);
-        Ok(outcome)
+        Ok(s.with_own_numbers(|s| s.outcome_of(root)))
     }
 }
 
-/// A [`Shared`] search, locked, with the DAG's own numbers (see [`Shared::lock`]).
+/// A [`Shared`] search, locked, with the DAG's own numbers (see [`Shared::lock`]). For
+/// reports and statistics: a [`Search::run`] through it would not pass by the leaves other
+/// threads are expanding.
 pub struct Locked<'a, G: Game>(MutexGuard<'a, Search<G>>);
 
 impl<G: Game> std::ops::Deref for Locked<'_, G> {

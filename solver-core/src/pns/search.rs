@@ -153,7 +153,7 @@ pub struct Search<G: Game> {
     /// collector and never collapsed, like `root`).
     pub(super) pins: Vec<u32>,
     /// The leaves that threads of a [`super::Shared`] search are expanding outside the lock,
-    /// with their own proof numbers while they hold a virtual one ([`VIRTUAL_PN`]): other
+    /// with their own numbers while they hold virtual ones ([`VIRTUAL_FACTOR`]): other
     /// threads pass them by, the garbage collector keeps them (a few, so a list; a flag per
     /// node would cost 8 bytes of every node).
     busy: Vec<Busy>,
@@ -167,17 +167,23 @@ pub struct Search<G: Game> {
 /// A lookup of solved values known from outside a search, by transposition key.
 pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 
-/// While a thread of a [`super::Shared`] search expands a leaf, the leaf's proof number counts
-/// this many times over (its disproof number is kept), and its ancestors' numbers follow: the
-/// other threads' most-proving selection then turns to the node that would be most-proving if
-/// that leaf were much harder to prove than it looks. After Kaneko's virtual proof numbers for
-/// parallel df-pn (AAAI 2010). Measured with two threads on the (4, 12, 7^tr) empty board,
-/// where one thread creates 486,316 nodes (`solver seven bench --threads 2 --repeat R`; README,
-/// "Distributed solve against the engine"): without virtual numbers (a taken leaf passed by
-/// for the nearest alternative) 610 to 810 k nodes; with this one about 480 to 520 k in nine
-/// runs of ten, 0.9 to 2.4 M in the others. Both numbers 2, 4 or 16 times, the proof number 4
-/// or 8 times, the mean change of an expansion, or small additions were no better.
-pub(super) const VIRTUAL_PN: Number = 16;
+/// While a thread of a [`super::Shared`] search expands a leaf, the leaf's proof and disproof
+/// numbers count this many times over, and its ancestors' numbers follow: the other threads'
+/// most-proving selection then turns to the node that would be most-proving if that leaf were
+/// much harder both to prove and to disprove than it looks, that is, to a sibling at the
+/// nearest ancestor, OR or AND, whose other choice is within that factor. After Kaneko's
+/// virtual proof numbers for parallel df-pn (AAAI 2010). Measured with two threads
+/// (`solver seven bench --threads 2 --repeat R`; README, "Distributed solve against the
+/// engine"):
+/// - (4, 12, 7^tr), where one thread creates 486,316 nodes: without virtual numbers (a taken
+///   leaf passed by for the nearest alternative) 610 to 810 k nodes; with virtual numbers
+///   (either the proof number alone or both) about 480 to 520 k in five runs of six, 0.85 to
+///   2.4 M in the others. Both numbers 2 or 4 times, the proof number 4 or 8 times, the mean
+///   change of an expansion, or small additions were no better.
+/// - (4, 13, 7^tr), where one thread creates 3,122,364 nodes: with both numbers virtual 3.0 to
+///   3.25 M nodes in five runs, with the proof number alone 3.4 to 3.6 M in five (and 10 to 20%
+///   more time); the disproof number alone is worse at n = 12 (0.57 to 2.4 M).
+pub(super) const VIRTUAL_FACTOR: Number = 16;
 
 /// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
 pub(super) const CHECK_EVERY: u64 = 256;
@@ -292,11 +298,9 @@ impl<G: Game> Search<G> {
         let Some((tpn, tdn)) = limits.thresholds else {
             return false;
         };
-        // Disproof numbers are never virtual.
-        if n.dn >= tdn {
-            return true;
-        }
-        n.pn >= tpn && self.with_own_numbers(|s| s.nodes[root as usize].pn >= tpn)
+        // Virtual numbers only grow: below the thresholds with them is below without them.
+        let reached = |n: &Node| n.pn >= tpn || n.dn >= tdn;
+        reached(n) && self.with_own_numbers(|s| reached(&s.nodes[root as usize]))
     }
 
     /// The position of an unsolved position node (kept after its expansion, so that a
@@ -588,7 +592,7 @@ impl<G: Game> Search<G> {
     }
 
     /// The leaf to expand next below `root` while other threads expand their own (whose
-    /// leaves show virtual proof numbers, [`VIRTUAL_PN`]): the most-proving node if no thread
+    /// leaves show virtual numbers, [`VIRTUAL_FACTOR`]): the most-proving node if no thread
     /// has it, else the nearest alternative: going up the
     /// most-proving path from its end, the first node whose best other unsolved child leads
     /// (by most-proving selection) to a free leaf; failing that, the first free leaf in
@@ -639,39 +643,42 @@ impl<G: Game> Search<G> {
     }
 
     /// Marks the leaf `id` as taken by a thread of a [`super::Shared`] search, which gives it
-    /// its virtual proof number ([`VIRTUAL_PN`]), or as free again, with its own numbers back.
+    /// its virtual numbers ([`VIRTUAL_FACTOR`]), or as free again, with its own numbers back.
     /// Call [`Search::propagate`] on it next (after [`Search::apply`] when it is freed).
     /// Virtual numbers never solve or unsolve a node: a leaf's numbers stay finite and
     /// non-zero, and the minima and sums above it are zero exactly when they were.
     pub(super) fn set_busy(&mut self, id: u32, busy: bool) {
         let n = &mut self.nodes[id as usize];
         if busy {
-            self.busy.push(Busy { id, pn: n.pn });
-            n.pn = virtual_pn(n.pn);
+            self.busy.push(Busy {
+                id,
+                own: (n.pn, n.dn),
+            });
+            (n.pn, n.dn) = virtual_numbers((n.pn, n.dn));
         } else if let Some(i) = self.busy.iter().position(|b| b.id == id) {
-            n.pn = self.busy.swap_remove(i).pn;
+            (n.pn, n.dn) = self.busy.swap_remove(i).own;
         }
     }
 
-    /// Gives the leaves being expanded their own proof numbers back (`on` false), or their
+    /// Gives the leaves being expanded their own numbers back (`on` false), or their
     /// virtual ones again, and propagates: with `on` false the DAG's numbers are those of a
     /// search without threads expanding, as reports and thresholds need them.
     pub(super) fn set_virtual(&mut self, on: bool) {
         for i in 0..self.busy.len() {
-            let Busy { id, pn } = self.busy[i];
+            let Busy { id, own } = self.busy[i];
             let n = &mut self.nodes[id as usize];
             // A taken leaf stays an unsolved leaf until it is freed (only a caller that runs
             // a search of its own through `Shared::lock` could change that).
             if n.expanded || n.solved() {
                 continue;
             }
-            n.pn = if on { virtual_pn(pn) } else { pn };
+            (n.pn, n.dn) = if on { virtual_numbers(own) } else { own };
             self.propagate(id);
         }
     }
 
     /// Runs `f` with the DAG's own numbers (the leaves being expanded without their virtual
-    /// proof numbers), then gives those leaves their virtual numbers back.
+    /// numbers), then gives those leaves their virtual numbers back.
     pub(super) fn with_own_numbers<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
         if self.busy.is_empty() {
             return f(self);
@@ -1021,16 +1028,17 @@ impl<G: Game> Search<G> {
     }
 }
 
-/// The proof number a leaf being expanded shows the other threads ([`VIRTUAL_PN`]).
-fn virtual_pn(pn: Number) -> Number {
-    pn.saturating_mul(VIRTUAL_PN).min(INFINITY - 1)
+/// The (pn, dn) a leaf being expanded shows the other threads ([`VIRTUAL_FACTOR`]).
+fn virtual_numbers((pn, dn): (Number, Number)) -> (Number, Number) {
+    let grow = |x: Number| x.saturating_mul(VIRTUAL_FACTOR).min(INFINITY - 1);
+    (grow(pn), grow(dn))
 }
 
-/// A leaf a thread of a [`super::Shared`] search is expanding, with its own proof number.
+/// A leaf a thread of a [`super::Shared`] search is expanding, with its own (pn, dn).
 #[derive(Debug, Clone, Copy)]
 struct Busy {
     id: u32,
-    pn: Number,
+    own: (Number, Number),
 }
 
 /// Removes one occurrence of `x` from `v` (order not kept).

@@ -267,9 +267,9 @@ impl Dag {
 
     /// [`Dag::select`] with the leaf's thresholds (tpn, tdn), as depth-first proof-number
     /// search computes them along the path (Nagai 2002, with the 1 + ε trick of Pawlewicz and
-    /// Lew 2007, ε = 1/4): the leaf stays on the most-proving path while its pn < tpn and its
-    /// dn < tdn, give or take that margin. See [`Dag::child_thresholds`]; the root's are
-    /// infinite ([`INFINITY`] = no threshold).
+    /// Lew 2007, ε = 1, measured in [`Dag::child_thresholds`]): the leaf stays on the
+    /// most-proving path while its pn < tpn and its dn < tdn, give or take that margin. The
+    /// root's are infinite ([`INFINITY`] = no threshold).
     pub fn select_with_thresholds(&self) -> Option<(NodeId, (Number, Number))> {
         let (mut id, mut t) = (ROOT, (INFINITY, INFINITY));
         loop {
@@ -328,7 +328,14 @@ impl Dag {
         let or = n.node_type() == NodeType::Or;
         let (t_min, t_sum) = if or { t } else { (t.1, t.0) };
         let node_sum = if or { n.dn } else { n.pn };
-        let child_min = t_min.min(other.saturating_add(other / 4).saturating_add(1));
+        // ε = 1. Measured with one worker slot (solver seven bench --workers 1 [--job-budget
+        // B]), nodes searched by the workers with ε = 1/4 and ε = 1: (4, 13, 7^tr) with the
+        // default budget 2,843,252 and 2,218,565; with B = 300,000 2,464,280 and 3,181,302;
+        // (4, 12, 7^tr) with B = 50,000 606,754 and 452,742, with B = 20,000 1,786,930 and
+        // 1,105,026. With two slots, whose search drifts past tight thresholds sooner, the
+        // (4, 13, 7^tr) solve took 15.6 to 23.2 s in six runs with ε = 1/4, 10.4 to 13.2 s in
+        // five with ε = 1.
+        let child_min = t_min.min(other.saturating_mul(2).saturating_add(1));
         let child_sum = if t_sum == INFINITY {
             INFINITY
         } else {
@@ -548,7 +555,7 @@ mod tests {
             Some((ROOT, (INFINITY, INFINITY)))
         );
         // OR root: children (pn, dn) a = (3, 1), b = (2, 5), c = (8, 2). b is most-proving; it
-        // may grow its pn to just past a's 3 (times 1 + 1/4: 3 + 0 + 1 = 4); no dn threshold
+        // may grow its pn to just past a's 3 (times 1 + 1: 3 + 3 + 1 = 7); no dn threshold
         // below an infinite one.
         let (a, b, c) = (
             key(1, Side::Breaker),
@@ -557,14 +564,14 @@ mod tests {
         );
         dag.expand(ROOT, &[(a, 3, 1), (b, 2, 5), (c, 8, 2)], 0);
         let bid = dag.get(&b).expect("b");
-        assert_eq!(dag.select_with_thresholds(), Some((bid, (4, INFINITY))));
+        assert_eq!(dag.select_with_thresholds(), Some((bid, (7, INFINITY))));
         // AND node b: children d = (1, 2), e = (1, 4). d is most-proving (least dn); its dn may
-        // grow to just past e's 4 (4 + 1 + 1 = 6) and its pn until b's pn (2) reaches b's
-        // tpn 4: 4 - (2 - 1) = 3.
+        // grow to just past e's 4 (4 + 4 + 1 = 9) and its pn until b's pn (2) reaches b's
+        // tpn 7: 7 - (2 - 1) = 6.
         let (d, e) = (key(4, Side::Maker), key(5, Side::Maker));
         dag.expand(bid, &[(d, 1, 2), (e, 1, 4)], 0);
         let did = dag.get(&d).expect("d");
-        assert_eq!(dag.select_with_thresholds(), Some((did, (3, 6))));
+        assert_eq!(dag.select_with_thresholds(), Some((did, (6, 9))));
     }
 
     /// The leaf [`Dag::select_for`] leases `searcher` (without its thresholds).

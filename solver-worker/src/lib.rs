@@ -7,8 +7,9 @@
 //!   the search DAG all jobs share and the worker's bounded table of solved positions. No I/O.
 //! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots (search threads), each
 //!   helping the worker's job under way if there is one, else leasing one job (one slot asks
-//!   at a time, the others wait for its job to start), searching it on a blocking thread while
-//!   heartbeats keep the lease alive, and reporting it.
+//!   at a time, the others wait for its job to start; the slot that ran a job asks for the
+//!   next right after its report), searching it on a blocking thread while heartbeats keep the
+//!   lease alive, and reporting it.
 //!
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
 //! jittered exponential backoff, reset on success; a job that fails (bad bytes, a panic inside
@@ -263,8 +264,9 @@ const HELP_SLICE: Duration = Duration::from_millis(500);
 /// One job slot: while a job of this worker is under way, help it (see [`job::help`]); else
 /// lease a job, search it, report it; again.
 struct Slot {
-    /// Held by the slot that is asking the coordinator for a job: one asks at a time, the
-    /// others wait for its job to start and help it (see [`Slot::run`]).
+    /// Held by the slot whose turn it is to ask the coordinator for a job, from its lease
+    /// through the job and its report to the next lease: one asks at a time, the others wait
+    /// for its job to start and help it (see [`Slot::run`]).
     leasing: Arc<tokio::sync::Mutex<()>>,
     client: Client,
     name: Arc<str>,
@@ -285,30 +287,38 @@ impl Slot {
                 s.cancel();
             });
         }
+        // This slot's turn to ask the coordinator, kept from a job's lease to the next lease
+        // after its report (see below).
+        let mut turn: Option<tokio::sync::OwnedMutexGuard<()>> = None;
         while !stop.is_cancelled() {
-            // A job of this worker under way: search it too (one job searched by several
-            // threads wastes less than several jobs at once).
-            if self.help().await {
-                continue;
-            }
-            // One slot asks the coordinator (which holds a lease request open while it has no
-            // free leaf); the others wait until its job starts, to help it at once, instead of
-            // holding a request open of their own meanwhile.
-            let started = self.ctx.started.notified();
-            tokio::pin!(started);
-            started.as_mut().enable();
-            if self.ctx.job_under_way() {
-                // A job started between the help above and `enable`.
-                continue;
-            }
-            let Ok(leasing) = self.leasing.try_lock() else {
-                tokio::select! {
-                    () = started => {}
-                    () = tokio::time::sleep(HELP_SLICE) => {}
-                    () = stop.cancelled() => break,
+            if turn.is_none() {
+                // A job of this worker under way: search it too (one job searched by several
+                // threads wastes less than several jobs at once).
+                if self.help().await {
+                    continue;
                 }
-                continue;
-            };
+                // One slot asks the coordinator (which holds a lease request open while it has
+                // no free leaf); the others wait until its job starts, to help it at once,
+                // instead of holding a request open of their own meanwhile.
+                let started = self.ctx.started.notified();
+                tokio::pin!(started);
+                started.as_mut().enable();
+                if self.ctx.job_under_way() {
+                    // A job started between the help above and `enable`.
+                    continue;
+                }
+                match Arc::clone(&self.leasing).try_lock_owned() {
+                    Ok(t) => turn = Some(t),
+                    Err(_) => {
+                        tokio::select! {
+                            () = started => {}
+                            () = tokio::time::sleep(HELP_SLICE) => {}
+                            () = stop.cancelled() => break,
+                        }
+                        continue;
+                    }
+                }
+            }
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,
@@ -324,7 +334,6 @@ impl Slot {
                 async move { c.lease(req).await.map(tonic::Response::into_inner) }
             })
             .await;
-            drop(leasing);
             let resp = match leased {
                 None => break,
                 Some(Ok(r)) => r,
@@ -333,6 +342,7 @@ impl Slot {
                 }
             };
             if resp.jobs.is_empty() {
+                turn = None;
                 // Nothing to lease: help a job of another slot for a while, or wait.
                 if self.help().await {
                     continue;
@@ -352,6 +362,9 @@ impl Slot {
                     self.job(job, heartbeat).await;
                 }
             }
+            // The turn stays with this slot: it asks for the next job right after its report,
+            // and the others wait for that job and help it, rather than lease one before the
+            // coordinator has this report (a leaf chosen on numbers about to change).
         }
         Ok(())
     }

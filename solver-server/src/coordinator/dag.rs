@@ -333,8 +333,9 @@ impl Dag {
         // default budget 2,843,252 and 2,218,565; with B = 300,000 2,464,280 and 3,181,302;
         // (4, 12, 7^tr) with B = 50,000 606,754 and 452,742, with B = 20,000 1,786,930 and
         // 1,105,026. With two slots, whose search drifts past tight thresholds sooner, the
-        // (4, 13, 7^tr) solve took 15.6 to 23.2 s in six runs with ε = 1/4, 10.4 to 13.2 s in
-        // five with ε = 1.
+        // (4, 13, 7^tr) solve took 15.6 to 23.2 s in twelve runs with ε = 1/4 (28 to 72 jobs),
+        // 10.4 to 13.2 s in ten runs of twelve with ε = 1 (3 to 6 jobs; README, "Distributed
+        // solve against the engine").
         let child_min = t_min.min(other.saturating_mul(2).saturating_add(1));
         let child_sum = if t_sum == INFINITY {
             INFINITY

@@ -170,8 +170,8 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 /// While a thread of a [`super::Shared`] search expands a leaf, the leaf's proof and disproof
 /// numbers count this many times over, and its ancestors' numbers follow: the other threads'
 /// most-proving selection then turns to the node that would be most-proving if that leaf were
-/// much harder both to prove and to disprove than it looks, that is, to a sibling at the
-/// nearest ancestor, OR or AND, whose other choice is within that factor. After Kaneko's
+/// much harder both to prove and to disprove than it looks: going down from the root, at the
+/// first node, OR or AND, where the inflated numbers make another child better. After Kaneko's
 /// virtual proof numbers for parallel df-pn (AAAI 2010). Measured with two threads
 /// (`solver seven bench --threads 2 --repeat R`; README, "Distributed solve against the
 /// engine"):

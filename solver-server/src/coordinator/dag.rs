@@ -355,7 +355,8 @@ impl Dag {
     /// first, over at most [`OWN_LEAF_SCAN`] nodes). Another searcher's leaf would be searched
     /// again from scratch, its subtree being in that searcher's table. With the leaf come its
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
-    /// step's "other" child is the best one, so such a job stops soon after its minimum share).
+    /// step's "other" child is the best one, so such a job stops once it is past the best
+    /// leaf by the 1 + ε margin, often soon after its minimum share).
     pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
         let best = self.select_with_thresholds()?;
         let owner = self.node(best.0).owner;

@@ -226,11 +226,13 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 .flat_map(|&k| std::iter::repeat_n(k, args.repeat as usize))
                 .collect::<Vec<_>>()
         };
+        let mut walls: Vec<(&str, u32, f64)> = Vec::new();
         for k in repeated(&args.threads) {
             reset_peak_rss();
             let (d, l) = (disabled.clone(), limits.clone());
             let (outcome, nodes, wall) =
                 tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
+            walls.push(("thread", k, wall));
             println!(
                 "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
                 format!("{k} thread{}", if k == 1 { "" } else { "s" }),
@@ -249,6 +251,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let start = Instant::now();
             let solved = solve_on(&embedded.url, None, spec).await;
             let wall = start.elapsed().as_secs_f64();
+            walls.push(("worker", k, wall));
             embedded.stop().await?;
             let (_, p) = solved?;
             let pr = p.progress.unwrap_or_default();
@@ -265,9 +268,50 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 pr.dag_nodes
             );
         }
+        print_speedups(n, &walls);
     }
     println!("signature: {signature} (direct nodes created, summed over n)");
     Ok(())
+}
+
+/// Prints, for each kind of run (threads, workers) with a one-thread (one-slot) row, how many
+/// times faster each K-thread (K-slot) run was than the median one-thread run of this n.
+fn print_speedups(n: u32, walls: &[(&str, u32, f64)]) {
+    for kind in ["thread", "worker"] {
+        let mut ones: Vec<f64> = walls
+            .iter()
+            .filter(|&&(w, k, _)| w == kind && k == 1)
+            .map(|&(_, _, t)| t)
+            .collect();
+        if ones.is_empty() {
+            continue;
+        }
+        ones.sort_by(f64::total_cmp);
+        let mid = ones.len() / 2;
+        let median = if ones.len() % 2 == 1 {
+            ones[mid]
+        } else {
+            (ones[mid - 1] + ones[mid]) / 2.0
+        };
+        let mut ks: Vec<u32> = walls
+            .iter()
+            .filter(|&&(w, k, _)| w == kind && k > 1)
+            .map(|&(_, k, _)| k)
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        for k in ks {
+            let ratios: Vec<String> = walls
+                .iter()
+                .filter(|&&(w, kk, _)| w == kind && kk == k)
+                .map(|&(_, _, t)| format!("{:.2}x", median / t))
+                .collect();
+            println!(
+                "{n:>3}  {k} {kind}s vs 1 (median {median:.2} s): {}",
+                ratios.join(" ")
+            );
+        }
+    }
 }
 
 /// Nodes with each technique alone on top of plain PNS and the mirror TT at n = 7, from the

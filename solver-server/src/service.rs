@@ -13,7 +13,8 @@ use tonic::{Request, Response, Status};
 
 use crate::coordinator::Coordinator;
 
-/// Least time between two messages of one `WatchProblem` stream.
+/// Least time between two progress messages of one `WatchProblem` stream (the message with
+/// the verdict, or another final status, comes at once).
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
 
 /// The coordinator as the services see it: a weak reference, so that connections outliving a
@@ -88,9 +89,18 @@ impl Solver for SolverService {
                 if tx.send(Ok(current)).await.is_err() || done {
                     return;
                 }
-                tokio::time::sleep(WATCH_INTERVAL).await;
+                let next = tokio::time::Instant::now() + WATCH_INTERVAL;
                 if changes.changed().await.is_err() {
                     return;
+                }
+                // Progress at most once per WATCH_INTERVAL; the verdict at once.
+                while !*changes.borrow_and_update() && tokio::time::Instant::now() < next {
+                    tokio::select! {
+                        () = tokio::time::sleep_until(next) => break,
+                        r = changes.changed() => if r.is_err() {
+                            return;
+                        },
+                    }
                 }
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,

@@ -148,8 +148,8 @@ struct ProblemState {
     elapsed_before_ms: u64,
     /// When this server run started counting the problem's time.
     started: Instant,
-    /// Ticks on every change, for watchers.
-    changed: watch::Sender<u64>,
+    /// Ticks on every change, for watchers, with whether the problem has finished.
+    changed: watch::Sender<bool>,
 }
 
 impl ProblemState {
@@ -194,7 +194,8 @@ impl ProblemState {
     }
 
     fn notify(&self) {
-        self.changed.send_modify(|v| *v += 1);
+        let finished = !self.running();
+        self.changed.send_modify(|f| *f = finished);
     }
 
     /// Adds the problem record and every dirty node to `batch`.

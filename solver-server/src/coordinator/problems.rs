@@ -117,7 +117,7 @@ impl Coordinator {
             Some(v) => Some(v),
             None => tt_value(self.store.as_ref(), &root)?,
         };
-        let (changed, _) = watch::channel(0);
+        let (changed, _) = watch::channel(false);
         let mut ps = ProblemState {
             problem: v1::Problem {
                 problem_id: id.to_string(),
@@ -195,11 +195,12 @@ impl Coordinator {
             .collect()
     }
 
-    /// A receiver that changes whenever problem `raw_id` does (for `WatchProblem`).
+    /// A receiver that changes whenever problem `raw_id` does (for `WatchProblem`), holding
+    /// whether the problem has finished (false until a change).
     ///
     /// # Errors
     /// As [`Coordinator::problem`].
-    pub fn subscribe(&self, raw_id: &str) -> Result<watch::Receiver<u64>, Error> {
+    pub fn subscribe(&self, raw_id: &str) -> Result<watch::Receiver<bool>, Error> {
         let id = parse_problem_id(raw_id)?;
         let st = self.lock();
         st.problems
@@ -430,7 +431,7 @@ pub(super) fn load(store: &dyn Store) -> Result<State, Error> {
             in_flight: 0,
             workers: Default::default(),
             started: Instant::now(),
-            changed: watch::channel(0).0,
+            changed: watch::channel(false).0,
         };
         if ps.running() {
             ps.dag = Some(load_dag(store, id, &ps.root)?);

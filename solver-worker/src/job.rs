@@ -316,9 +316,19 @@ pub fn run_job(
     let mut outcome = shared
         .run(root.clone(), &limits, counted)
         .map_err(poisoned)?;
+    // The count includes helpers' nodes, so a run stopped early (cancelled, or at the memory
+    // cap) may find it reached too: a cancelled job goes no further; at the memory cap the
+    // second run stops at its first check.
+    let cancelled = || {
+        limits
+            .cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    };
     if first < budget
         && matches!(outcome, Outcome::Unknown { .. })
         && counted.load(Ordering::Relaxed) >= first
+        && !cancelled()
     {
         limits.max_nodes = Some(budget);
         limits.thresholds = thresholds;
@@ -404,6 +414,21 @@ mod tests {
         // Without thresholds the same job runs on (here, to a budget of 5,000).
         let r = run_job(&job(&big, 5_000), &ctx, Arc::default()).expect("runs");
         assert!(r.nodes >= 5_000, "{} nodes", r.nodes);
+    }
+
+    #[test]
+    fn a_cancelled_job_does_not_go_on_past_its_minimum_share() {
+        let ctx = JobContext::new(64);
+        let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
+        let far = v1::Job {
+            pn_threshold: u64::MAX - 1,
+            dn_threshold: u64::MAX - 1,
+            ..job(&big, 1_000_000)
+        };
+        // Cancelled before it starts: the first run stops at its minimum share, before its
+        // first check of the flag, and no second run follows.
+        let r = run_job(&far, &ctx, Arc::new(AtomicBool::new(true))).expect("runs");
+        assert!(r.nodes < MIN_THRESHOLD_NODES + 200, "{} nodes", r.nodes);
     }
 
     #[test]

@@ -642,21 +642,29 @@ impl<G: Game> Search<G> {
         None
     }
 
-    /// Marks the leaf `id` as taken by a thread of a [`super::Shared`] search, which gives it
-    /// its virtual numbers ([`VIRTUAL_FACTOR`]), or as free again, with its own numbers back.
-    /// Call [`Search::propagate`] on it next (after [`Search::apply`] when it is freed).
-    /// Virtual numbers never solve or unsolve a node: a leaf's numbers stay finite and
-    /// non-zero, and the minima and sums above it are zero exactly when they were.
-    pub(super) fn set_busy(&mut self, id: u32, busy: bool) {
+    /// Marks the leaf `id` as taken by a thread of a [`super::Shared`] search; with `show`,
+    /// gives it its virtual numbers ([`VIRTUAL_FACTOR`]: call [`Search::propagate`] on it
+    /// next). Without, the leaf keeps its own numbers and other runs only pass it by: for a
+    /// run that is alone, whose virtual numbers no other run would see. Virtual numbers never
+    /// solve or unsolve a node: a leaf's numbers stay finite and non-zero, and the minima and
+    /// sums above it are zero exactly when they were.
+    pub(super) fn take(&mut self, id: u32, show: bool) {
         let n = &mut self.nodes[id as usize];
-        if busy {
-            self.busy.push(Busy {
-                id,
-                own: (n.pn, n.dn),
-            });
+        self.busy.push(Busy {
+            id,
+            own: (n.pn, n.dn),
+            shown: show,
+        });
+        if show {
             (n.pn, n.dn) = virtual_numbers((n.pn, n.dn));
-        } else if let Some(i) = self.busy.iter().position(|b| b.id == id) {
-            (n.pn, n.dn) = self.busy.swap_remove(i).own;
+        }
+    }
+
+    /// Marks the taken leaf `id` free again, with its own numbers back. Call
+    /// [`Search::propagate`] on it next (after [`Search::apply`]).
+    pub(super) fn free(&mut self, id: u32) {
+        if let Some(i) = self.busy.iter().position(|b| b.id == id) {
+            (self.nodes[id as usize].pn, self.nodes[id as usize].dn) = self.busy.swap_remove(i).own;
         }
     }
 
@@ -665,11 +673,11 @@ impl<G: Game> Search<G> {
     /// search without threads expanding, as reports and thresholds need them.
     pub(super) fn set_virtual(&mut self, on: bool) {
         for i in 0..self.busy.len() {
-            let Busy { id, own } = self.busy[i];
+            let Busy { id, own, shown } = self.busy[i];
             let n = &mut self.nodes[id as usize];
             // A taken leaf stays an unsolved leaf until it is freed (only a caller that runs
             // a search of its own through `Shared::lock` could change that).
-            if n.expanded || n.solved() {
+            if !shown || n.expanded || n.solved() {
                 continue;
             }
             (n.pn, n.dn) = if on { virtual_numbers(own) } else { own };
@@ -1034,11 +1042,13 @@ fn virtual_numbers((pn, dn): (Number, Number)) -> (Number, Number) {
     (grow(pn), grow(dn))
 }
 
-/// A leaf a thread of a [`super::Shared`] search is expanding, with its own (pn, dn).
+/// A leaf a thread of a [`super::Shared`] search is expanding, with its own (pn, dn), and
+/// whether it shows its virtual numbers ([`Search::take`]).
 #[derive(Debug, Clone, Copy)]
 struct Busy {
     id: u32,
     own: (Number, Number),
+    shown: bool,
 }
 
 /// Removes one occurrence of `x` from `v` (order not kept).

@@ -102,13 +102,17 @@ impl<G: Game> Shared<G> {
                 s = self.lock_raw()?;
                 continue;
             };
-            s.set_busy(leaf, true);
-            s.propagate(leaf);
+            // Virtual numbers only for other runs to see: one run alone is the engine's search.
+            let show = s.pins.len() > 1;
+            s.take(leaf, show);
+            if show {
+                s.propagate(leaf);
+            }
             let g = s.position(leaf);
             drop(s);
             let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
             s = self.lock_raw()?;
-            s.set_busy(leaf, false);
+            s.free(leaf);
             let expansion = match expansion {
                 Ok(e) => e,
                 Err(panic) => {
@@ -332,7 +336,7 @@ mod tests {
                 let mut s = shared.lock_raw().expect("no panic");
                 let root = s.root_id();
                 let leaf = s.select(root).expect("a free leaf");
-                s.set_busy(leaf, true);
+                s.take(leaf, true);
                 s.propagate(leaf);
                 let Outcome::Unknown { pn: vpn, dn: vdn } = s.outcome() else {
                     panic!("virtual numbers solved the root");

@@ -16,7 +16,7 @@ pub struct Limits {
     pub max_nodes: Option<u64>,
     /// Stop at this instant (checked every few hundred expansions).
     pub deadline: Option<Instant>,
-    /// Stop when this flag becomes true.
+    /// Stop when this flag becomes true (checked before every expansion).
     pub cancel: Option<Arc<AtomicBool>>,
     /// Cap on [`Search::approx_bytes`], in bytes. When the DAG grows past it the search
     /// collects garbage ([`Search::collect_garbage`]); when the unsolved part alone is still
@@ -185,7 +185,7 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 ///   more time); the disproof number alone is worse at n = 12 (0.57 to 2.4 M).
 pub(super) const VIRTUAL_FACTOR: Number = 16;
 
-/// How often (in expansions) the deadline, cancellation flag and memory cap are checked.
+/// How often (in expansions) the deadline and memory cap are checked.
 pub(super) const CHECK_EVERY: u64 = 256;
 
 /// The share of the expanded unsolved nodes one collapse step turns back into leaves (the
@@ -287,12 +287,18 @@ impl<G: Game> Search<G> {
         self.ticks.is_multiple_of(CHECK_EVERY)
     }
 
-    /// Whether a run from `root` is over: solved, `nodes` reached the node budget, or the
-    /// root reached its thresholds (with its own numbers, not the virtual ones of leaves being
-    /// expanded: see [`Search::set_virtual`]).
+    /// Whether a run from `root` is over: solved, `nodes` reached the node budget, cancelled,
+    /// or the root reached its thresholds (with its own numbers, not the virtual ones of
+    /// leaves being expanded: see [`Search::set_virtual`]).
     pub(super) fn stops(&mut self, root: u32, limits: &Limits, nodes: u64) -> bool {
         let n = &self.nodes[root as usize];
-        if n.solved() || limits.max_nodes.is_some_and(|max| nodes >= max) {
+        if n.solved()
+            || limits.max_nodes.is_some_and(|max| nodes >= max)
+            || limits
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::Relaxed))
+        {
             return true;
         }
         let Some((tpn, tdn)) = limits.thresholds else {
@@ -311,15 +317,10 @@ impl<G: Game> Search<G> {
             .expect("an unsolved position node keeps its position")
     }
 
-    /// False when the run must stop: deadline, cancellation, or a memory cap that garbage
-    /// collection cannot bring the DAG under.
+    /// False when the run must stop: deadline, or a memory cap that garbage collection cannot
+    /// bring the DAG under.
     pub(super) fn within(&mut self, limits: &Limits) -> bool {
-        if limits.deadline.is_some_and(|d| Instant::now() >= d)
-            || limits
-                .cancel
-                .as_ref()
-                .is_some_and(|c| c.load(Ordering::Relaxed))
-        {
+        if limits.deadline.is_some_and(|d| Instant::now() >= d) {
             return false;
         }
         if let Some(cap) = limits.max_bytes {

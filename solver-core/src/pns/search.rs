@@ -644,9 +644,9 @@ impl<G: Game> Search<G> {
     }
 
     /// Marks the leaf `id` as taken by a thread of a [`super::Shared`] search; with `show`,
-    /// gives it its virtual numbers ([`VIRTUAL_FACTOR`]: call [`Search::propagate`] on it
-    /// next). Without, the leaf keeps its own numbers and other runs only pass it by: for a
-    /// run that is alone, whose virtual numbers no other run would see. Virtual numbers never
+    /// gives it its virtual numbers ([`VIRTUAL_FACTOR`]) and propagates them. Without, the
+    /// leaf keeps its own numbers and other runs only pass it by: for a run that is alone,
+    /// whose virtual numbers no other run would see. Virtual numbers never
     /// solve or unsolve a node: a leaf's numbers stay finite and non-zero, and the minima and
     /// sums above it are zero exactly when they were.
     pub(super) fn take(&mut self, id: u32, show: bool) {
@@ -658,6 +658,7 @@ impl<G: Game> Search<G> {
         });
         if show {
             (n.pn, n.dn) = virtual_numbers((n.pn, n.dn));
+            self.propagate(id);
         }
     }
 

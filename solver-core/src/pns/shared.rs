@@ -103,11 +103,8 @@ impl<G: Game> Shared<G> {
                 continue;
             };
             // Virtual numbers only for other runs to see: one run alone is the engine's search.
-            let show = s.pins.len() > 1;
-            s.take(leaf, show);
-            if show {
-                s.propagate(leaf);
-            }
+            let others = s.pins.len() > 1;
+            s.take(leaf, others);
             let g = s.position(leaf);
             drop(s);
             let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
@@ -337,7 +334,6 @@ mod tests {
                 let root = s.root_id();
                 let leaf = s.select(root).expect("a free leaf");
                 s.take(leaf, true);
-                s.propagate(leaf);
                 let Outcome::Unknown { pn: vpn, dn: vdn } = s.outcome() else {
                     panic!("virtual numbers solved the root");
                 };

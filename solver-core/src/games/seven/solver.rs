@@ -3,7 +3,6 @@
 //!
 //! OR = Maker to move; "proven" = Maker wins.
 
-use std::collections::BTreeSet;
 use std::fmt;
 use std::sync::Arc;
 
@@ -123,10 +122,11 @@ impl std::str::FromStr for Technique {
 }
 
 /// What a search of this game shares: the hypergraph and the techniques switched on.
-#[derive(Debug)]
 pub struct Rules {
     hg: Hypergraph,
-    enabled: BTreeSet<Technique>,
+    /// The techniques switched on, one bit each (bit `t as u32`): asked at every step of
+    /// every simplification.
+    enabled: u16,
 }
 
 impl Rules {
@@ -147,7 +147,7 @@ impl Rules {
     pub fn with_enabled(cols: Cols, enabled: &[Technique]) -> Arc<Self> {
         Arc::new(Rules {
             hg: Hypergraph::paper(cols),
-            enabled: enabled.iter().copied().collect(),
+            enabled: enabled.iter().fold(0, |bits, &t| bits | 1 << t as u32),
         })
     }
 
@@ -157,12 +157,22 @@ impl Rules {
     }
 
     fn on(&self, t: Technique) -> bool {
-        self.enabled.contains(&t)
+        self.enabled & 1 << t as u32 != 0
     }
 
     /// The hypergraph.
     pub fn hypergraph(&self) -> &Hypergraph {
         &self.hg
+    }
+}
+
+impl fmt::Debug for Rules {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let on = Technique::ALL.into_iter().filter(|&t| self.on(t));
+        f.debug_struct("Rules")
+            .field("cols", &self.hg.cols().get())
+            .field("enabled", &on.map(Technique::name).collect::<Vec<_>>())
+            .finish()
     }
 }
 
@@ -317,7 +327,7 @@ impl SevenGame {
     /// One round of the decisions and reductions. `Err(value)` when decided, `Ok(None)` when the
     /// position changed (run again), `Ok(Some(lines))` at the fixpoint, with its free lines.
     fn step(&mut self) -> Result<Option<Lines>, Value> {
-        let rules = Arc::clone(&self.rules);
+        let rules: &Rules = &self.rules;
         let l = Lines::of(&self.pos, &rules.hg);
         if l.maker_won {
             return Err(Value::Proven);

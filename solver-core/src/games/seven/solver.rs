@@ -484,15 +484,29 @@ impl ThreatSpace {
     /// Whether Maker, to move, has a forcing sequence in the free lines `lines` (their empty
     /// cells; none a 1-line) found within [`THREAT_STATES`] positions.
     fn search(lines: &[u128]) -> bool {
-        let mut ts = ThreatSpace {
-            budget: THREAT_STATES,
-            lines: Vec::with_capacity(lines.len() * 8),
-            seen: rustc_hash::FxHashSet::default(),
-            partners: [0; 128],
-            replies: Vec::new(),
-        };
-        ts.lines.extend_from_slice(lines);
-        ts.descend(0, 0, 0)
+        thread_local! {
+            /// One space per thread, reused: its set of positions reached grows to thousands
+            /// of entries, and growing a new one for every search cost 5% of a solve.
+            static SPACE: std::cell::RefCell<ThreatSpace> = const {
+                std::cell::RefCell::new(ThreatSpace {
+                    budget: 0,
+                    lines: Vec::new(),
+                    seen: rustc_hash::FxHashSet::with_hasher(rustc_hash::FxBuildHasher),
+                    partners: [0; 128],
+                    replies: Vec::new(),
+                })
+            };
+        }
+        SPACE.with_borrow_mut(|ts| {
+            ts.budget = THREAT_STATES;
+            ts.lines.clear();
+            ts.lines.extend_from_slice(lines);
+            ts.seen.clear();
+            ts.replies.clear();
+            // Zero already, unless a search panicked half-way (a worker goes on after that).
+            ts.partners = [0; 128];
+            ts.descend(0, 0, 0)
+        })
     }
 
     /// Tries every Maker move that makes a 1-line, from the position where the sequence so

@@ -45,6 +45,28 @@ impl SolverService {
     }
 }
 
+/// Waits until a watcher of a problem has news to be sent, given its `changes` (true once the
+/// problem finished): the verdict as soon as it comes, progress (a change while it runs) no
+/// earlier than `next`, so at most one progress message per [`WATCH_INTERVAL`]. False when
+/// the problem's channel closed (the coordinator is gone).
+async fn news(
+    changes: &mut tokio::sync::watch::Receiver<bool>,
+    next: tokio::time::Instant,
+) -> bool {
+    if changes.changed().await.is_err() {
+        return false;
+    }
+    while !*changes.borrow_and_update() && tokio::time::Instant::now() < next {
+        tokio::select! {
+            () = tokio::time::sleep_until(next) => break,
+            r = changes.changed() => if r.is_err() {
+                return false;
+            },
+        }
+    }
+    true
+}
+
 fn finished(p: &v1::Problem) -> bool {
     p.status != v1::ProblemStatus::Running as i32
 }
@@ -89,18 +111,8 @@ impl Solver for SolverService {
                 if tx.send(Ok(current)).await.is_err() || done {
                     return;
                 }
-                let next = tokio::time::Instant::now() + WATCH_INTERVAL;
-                if changes.changed().await.is_err() {
+                if !news(&mut changes, tokio::time::Instant::now() + WATCH_INTERVAL).await {
                     return;
-                }
-                // Progress at most once per WATCH_INTERVAL; the verdict at once.
-                while !*changes.borrow_and_update() && tokio::time::Instant::now() < next {
-                    tokio::select! {
-                        () = tokio::time::sleep_until(next) => break,
-                        r = changes.changed() => if r.is_err() {
-                            return;
-                        },
-                    }
                 }
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,
@@ -242,5 +254,76 @@ impl tonic::service::Interceptor for BearerAuth {
                 "missing or wrong bearer token (authorization: Bearer <token>)",
             ))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tokio::sync::watch;
+    use tokio::time::Instant;
+
+    /// What `news` returns and when (time since the start; the clock is paused, so only
+    /// timers move it), for the given changes, each at its time since the start, after which
+    /// the problem's channel closes if `close`, else stays open.
+    async fn news_after(changes: &[(Duration, bool)], close: bool) -> (bool, Duration) {
+        let (tx, mut rx) = watch::channel(false);
+        let start = Instant::now();
+        let changes = changes.to_vec();
+        let sender = tokio::spawn(async move {
+            for (at, finished) in changes {
+                tokio::time::sleep_until(start + at).await;
+                tx.send_replace(finished);
+            }
+            if !close {
+                std::future::pending::<()>().await;
+            }
+        });
+        let got = news(&mut rx, start + WATCH_INTERVAL).await;
+        sender.abort();
+        (got, start.elapsed())
+    }
+
+    const MS: Duration = Duration::from_millis(1);
+
+    #[tokio::test(start_paused = true)]
+    async fn the_verdict_is_news_at_once() {
+        assert_eq!(
+            news_after(&[(Duration::ZERO, true)], false).await,
+            (true, Duration::ZERO)
+        );
+        // After progress, the verdict does not wait for the interval to end.
+        assert_eq!(
+            news_after(&[(MS * 10, false), (MS * 40, true)], false).await,
+            (true, MS * 40)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn progress_waits_for_the_interval() {
+        let half = WATCH_INTERVAL / 2;
+        assert_eq!(
+            news_after(&[(MS * 10, false)], false).await,
+            (true, WATCH_INTERVAL)
+        );
+        assert_eq!(
+            news_after(&[(Duration::ZERO, false), (half, false)], false).await,
+            (true, WATCH_INTERVAL)
+        );
+        // Progress that comes after the interval is news at once.
+        let late = WATCH_INTERVAL + half;
+        assert_eq!(news_after(&[(late, false)], false).await, (true, late));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_closed_channel_ends_the_watch() {
+        let (tx, mut rx) = watch::channel(false);
+        drop(tx);
+        assert!(!news(&mut rx, Instant::now() + WATCH_INTERVAL).await);
+        // Also while progress waits for the interval.
+        assert_eq!(
+            news_after(&[(MS * 10, false)], true).await,
+            (false, MS * 10)
+        );
     }
 }

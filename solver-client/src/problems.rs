@@ -132,7 +132,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         "ID", "STATUS", "N", "TO MOVE", "WINNER", "JOBS", "NODES", "ELAPSED"
     );
     for p in &problems {
-        let pr = p.progress.clone().unwrap_or_default();
+        let pr = p.progress.unwrap_or_default();
         let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
         println!(
             "{:>6}  {:<9}  {:>3}  {:<7}  {:<7}  {:>8}  {:>12}  {:>9.1}s",
@@ -355,7 +355,7 @@ fn num(x: u64) -> String {
 }
 
 fn progress_line(p: &v1::Problem) -> String {
-    let pr = p.progress.clone().unwrap_or_default();
+    let pr = p.progress.unwrap_or_default();
     format!(
         "problem {}: root pn {} dn {} | DAG {} nodes ({} solved) | {:.0} nodes/s | {} jobs in flight, {} done",
         p.problem_id,
@@ -417,7 +417,7 @@ fn problem_json(p: &v1::Problem) -> serde_json::Value {
         "disabled_techniques": p.spec.as_ref().map(|s| s.disabled_techniques.clone()),
         "winner": p.result.as_ref().map(|r| winner_name(r.winner)),
         "winning_moves": p.result.as_ref().map(|r| r.winning_moves.clone()),
-        "progress": progress_json(&p.progress.clone().unwrap_or_default()),
+        "progress": progress_json(&p.progress.unwrap_or_default()),
         "submitted_unix_ms": p.submitted_unix_ms,
     })
 }
@@ -427,7 +427,7 @@ fn result_json(id: &str, r: &v1::ProblemResult) -> serde_json::Value {
         "problem_id": id,
         "winner": winner_name(r.winner),
         "winning_moves": r.winning_moves,
-        "progress": progress_json(&r.progress.clone().unwrap_or_default()),
+        "progress": progress_json(&r.progress.unwrap_or_default()),
     })
 }
 
@@ -449,7 +449,7 @@ fn print_problem(p: &v1::Problem, json: bool) {
     println!("status:         {}", status_name(p.status));
     match &p.result {
         Some(r) => print_result(r),
-        None => print_progress(&p.progress.clone().unwrap_or_default()),
+        None => print_progress(&p.progress.unwrap_or_default()),
     }
 }
 
@@ -458,7 +458,7 @@ fn print_result(r: &v1::ProblemResult) {
     if !r.winning_moves.is_empty() {
         println!("winning moves:  {}", r.winning_moves.join(" "));
     }
-    print_progress(&r.progress.clone().unwrap_or_default());
+    print_progress(&r.progress.unwrap_or_default());
 }
 
 fn print_progress(pr: &v1::Progress) {

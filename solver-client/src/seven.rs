@@ -444,13 +444,13 @@ fn position_of_record(rec: &serde_json::Value) -> anyhow::Result<Position> {
         _ => return Err(usage("board: missing (4 row strings)")),
     }
     .map_err(|e| usage(format!("board: {e}")))?;
-    if let Some(n) = rec["n"].as_u64() {
-        if n != u64::from(pos.cols().get()) {
-            return Err(usage(format!(
-                "n: is {n} but the rows are {} wide",
-                pos.cols()
-            )));
-        }
+    if let Some(n) = rec["n"].as_u64()
+        && n != u64::from(pos.cols().get())
+    {
+        return Err(usage(format!(
+            "n: is {n} but the rows are {} wide",
+            pos.cols()
+        )));
     }
     Ok(pos)
 }

@@ -325,12 +325,13 @@ impl Coordinator {
             st.orphans.remove(&r.job);
         }
         let touched = self.apply_facts(&mut st, &r.facts, &mut batch)?;
-        if !duplicate && let Some((problem, _)) = target {
-            if let Some(ps) = st.problems.get_mut(&problem) {
-                let p = ps.progress_mut();
-                p.jobs_done += 1;
-                p.worker_nodes += req.nodes;
-            }
+        if !duplicate
+            && let Some((problem, _)) = target
+            && let Some(ps) = st.problems.get_mut(&problem)
+        {
+            let p = ps.progress_mut();
+            p.jobs_done += 1;
+            p.worker_nodes += req.nodes;
         }
         let mut ids: Vec<u64> = touched;
         ids.extend(target.map(|(p, _)| p));

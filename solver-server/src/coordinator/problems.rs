@@ -255,7 +255,7 @@ pub(super) fn finish(
     let ps = &st.problems[&id];
     let winning_moves = winning_moves(ps, store, value, facts)?;
     // Every value the DAG proved, the root's included, answers later problems at once.
-    let root = unpack(&ps.root, "root").map_err(|e| corrupt(e))?.key();
+    let root = unpack(&ps.root, "root").map_err(corrupt)?.key();
     put_tt(batch, &root, value);
     for (_, n) in ps.dag.iter().flat_map(Dag::iter) {
         if let Some(v) = n.value() {
@@ -296,7 +296,7 @@ fn end(
         .get_mut(&id)
         .expect("the caller found the problem");
     let progress = ps.snapshot().progress;
-    ps.problem.progress = progress.clone();
+    ps.problem.progress = progress;
     ps.problem.status = status as i32;
     ps.problem.result = result.map(|r| v1::ProblemResult { progress, ..r });
     if let Some(dag) = ps.dag.take() {

@@ -156,10 +156,6 @@ impl Rules {
 
     /// True when `t` is switched on.
     pub fn enabled(&self, t: Technique) -> bool {
-        self.on(t)
-    }
-
-    fn on(&self, t: Technique) -> bool {
         self.enabled & 1 << t as u32 != 0
     }
 
@@ -171,7 +167,7 @@ impl Rules {
 
 impl fmt::Debug for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let on = Technique::ALL.into_iter().filter(|&t| self.on(t));
+        let on = Technique::ALL.into_iter().filter(|&t| self.enabled(t));
         f.debug_struct("Rules")
             .field("cols", &self.hg.cols().get())
             .field("enabled", &on.map(Technique::name).collect::<Vec<_>>())
@@ -339,8 +335,8 @@ impl SevenGame {
             return Err(Value::Disproven);
         }
         let (forced, maker_stop) = (
-            rules.on(Technique::ForcedMove),
-            rules.on(Technique::MakerWinStop),
+            rules.enabled(Technique::ForcedMove),
+            rules.enabled(Technique::MakerWinStop),
         );
         match self.pos.to_move() {
             Side::Maker => {
@@ -356,7 +352,7 @@ impl SevenGame {
                     // No single Breaker move stops every crossing: Maker plays one and wins.
                     return Err(Value::Proven);
                 }
-                if rules.on(Technique::BreakerWinStop) && l.ones == 0 && l.phi_num < 128 {
+                if rules.enabled(Technique::BreakerWinStop) && l.ones == 0 && l.phi_num < 128 {
                     return Err(Value::Disproven);
                 }
                 if forced && !self.hold_turn {
@@ -377,11 +373,11 @@ impl SevenGame {
             }
         }
         let empty = self.pos.empty_cells();
-        if rules.on(Technique::DeadSquares) && empty & !l.live != 0 {
+        if rules.enabled(Technique::DeadSquares) && empty & !l.live != 0 {
             self.pos.assign(Side::Breaker, empty & !l.live);
             return Ok(None);
         }
-        if rules.on(Technique::DominatedSquares)
+        if rules.enabled(Technique::DominatedSquares)
             && self.pos.to_move() == Side::Maker
             && !self.hold_turn
         {
@@ -401,7 +397,7 @@ impl SevenGame {
                 return Ok(None);
             }
         }
-        if rules.on(Technique::DominatedSquares) {
+        if rules.enabled(Technique::DominatedSquares) {
             for &r in &l.residual {
                 let lonely: u128 = cells_of(r)
                     .filter(|c| l.degree[c.index()] == 1)
@@ -423,7 +419,7 @@ impl SevenGame {
     /// The threat-space decision ([`Technique::ThreatSpace`]) at the fixpoint of the other
     /// reductions, whose free lines are `l`: Maker to move with a forcing sequence wins.
     fn threats(&self, l: &Lines) -> Option<Value> {
-        (self.rules.on(Technique::ThreatSpace)
+        (self.rules.enabled(Technique::ThreatSpace)
             && self.pos.to_move() == Side::Maker
             && l.ones == 0
             && l.crossing.is_none()
@@ -440,7 +436,7 @@ impl SevenGame {
     fn moves_from(&self, l: &Lines) -> u128 {
         let rules = &self.rules;
         let empty = self.pos.empty_cells();
-        if rules.on(Technique::ForcedMove) {
+        if rules.enabled(Technique::ForcedMove) {
             match self.pos.to_move() {
                 Side::Breaker if l.ones != 0 => return l.ones,
                 Side::Breaker if l.crossing.is_some() => return l.defences & empty,
@@ -452,7 +448,7 @@ impl SevenGame {
                 _ => {}
             }
         }
-        if rules.on(Technique::DominatedSquares) {
+        if rules.enabled(Technique::DominatedSquares) {
             undominated(&l.residual, empty)
         } else {
             empty
@@ -609,7 +605,7 @@ impl Game for SevenGame {
             let value = self.threats(&lines);
             if value.is_none()
                 && self.pos.to_move() == Side::Maker
-                && self.rules.on(Technique::Heuristics)
+                && self.rules.enabled(Technique::Heuristics)
             {
                 // Prepared now from the fixpoint's lines: with Maker to move that is cheap (no
                 // moves to count, see `measure`); with Breaker to move it waits for `prepare`,
@@ -643,7 +639,7 @@ impl Game for SevenGame {
         let breaker = hg.cols().full_mask() & !maker & !empty;
         let norm = Position::from_masks(hg.cols(), maker, breaker, self.pos.to_move())
             .expect("normalised masks stay disjoint and on the board");
-        if self.rules.on(Technique::MirrorTt) {
+        if self.rules.enabled(Technique::MirrorTt) {
             norm.canonical_key()
         } else {
             norm.key()
@@ -651,7 +647,7 @@ impl Game for SevenGame {
     }
 
     fn estimate(&self) -> (Number, Number) {
-        if !self.rules.on(Technique::Heuristics) {
+        if !self.rules.enabled(Technique::Heuristics) {
             return (1, 1);
         }
         let f = self.features();
@@ -661,7 +657,7 @@ impl Game for SevenGame {
     /// The anchor's initialisation (spec, "Heuristic initialisation"), with the paper's
     /// sibling-relative dn for the OR children of an AND node.
     fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
-        if !self.rules.on(Technique::Heuristics) {
+        if !self.rules.enabled(Technique::Heuristics) {
             return vec![(1, 1); children.len()];
         }
         let features: Vec<Features> = children.iter().map(|c| c.features()).collect();
@@ -686,15 +682,15 @@ impl Game for SevenGame {
     }
 
     fn prepare(&mut self) {
-        if self.rules.on(Technique::Heuristics) && self.prepared_moves == UNPREPARED {
+        if self.rules.enabled(Technique::Heuristics) && self.prepared_moves == UNPREPARED {
             (self.prepared_phi, self.prepared_moves) = self.measure();
         }
     }
 
     fn decompose(&self) -> Option<Formula<Self>> {
         let (components_on, cut_vertex_on) = (
-            self.rules.on(Technique::Components),
-            self.rules.on(Technique::CutVertex) && self.pos.to_move() == Side::Maker,
+            self.rules.enabled(Technique::Components),
+            self.rules.enabled(Technique::CutVertex) && self.pos.to_move() == Side::Maker,
         );
         if !components_on && !cut_vertex_on {
             return None;

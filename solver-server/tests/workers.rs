@@ -131,7 +131,8 @@ async fn a_worker_killed_mid_solve_loses_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (_server, addr) = start_server(&dir.path().join("data"), &[]);
     let mut s = client(addr).await;
-    let id = submit(&mut s, 10, 2_000).await;
+    // n = 11, not 10: a worker solved n = 10 in the 50 ms between two polls of its progress.
+    let id = submit(&mut s, 11, 2_000).await;
     let mut doomed = worker(addr, "doomed");
     wait_jobs(&mut s, &id, 3).await;
     doomed.signal("KILL");

@@ -170,20 +170,30 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 /// While a thread of a [`super::Shared`] search expands a leaf, the leaf's proof and disproof
 /// numbers count this many times over, and its ancestors' numbers follow: the other threads'
 /// most-proving selection then turns to the node that would be most-proving if that leaf were
-/// much harder both to prove and to disprove than it looks: going down from the root, at the
+/// harder both to prove and to disprove than it looks: going down from the root, at the
 /// first node, OR or AND, where the inflated numbers make another child better. After Kaneko's
 /// virtual proof numbers for parallel df-pn (AAAI 2010). Measured with two threads
 /// (`solver seven bench --threads 2 --repeat R`; README, "Distributed solve against the
 /// engine"):
-/// - (4, 12, 7^tr), where one thread creates 486,316 nodes: without virtual numbers (a taken
-///   leaf passed by for the nearest alternative) 610 to 810 k nodes; with virtual numbers
-///   (either the proof number alone or both) about 480 to 520 k in five runs of six, 0.85 to
-///   2.4 M in the others. Both numbers 2 or 4 times, the proof number 4 or 8 times, the mean
-///   change of an expansion, or small additions were no better.
-/// - (4, 13, 7^tr), where one thread creates 3,122,364 nodes: with both numbers virtual 3.0 to
-///   3.25 M nodes in five runs, with the proof number alone 3.4 to 3.6 M in five (and 10 to 20%
-///   more time); the disproof number alone is worse at n = 12 (0.57 to 2.4 M).
-pub(super) const VIRTUAL_FACTOR: Number = 16;
+/// - Without virtual numbers (a taken leaf passed by for the nearest alternative), (4, 12, 7^tr)
+///   took 610 to 810 k nodes, where one thread creates 486,316. The proof number alone was
+///   worse than both at n = 13 (3.4 to 3.6 M nodes, against 3.0 to 3.3 M), the disproof
+///   number alone worse at n = 12 (0.57 to 2.4 M).
+/// - Both numbers 4 times (this factor) against 16 times (the factor before), runs interleaved:
+///   - n = 12, 32 runs each: 4 times, 30 runs of 509 to 561 k nodes and two of 0.88 and
+///     1.10 M, mean 557 k; 16 times, 25 runs of 495 to 521 k, two near 0.95 M and five of
+///     1.96 to 2.36 M, mean 771 k. In the one-thread search the winning first move's proof
+///     number stays below the next move's, 4,349 (at most 3,716, sampled every 20,000 nodes),
+///     and from 40,000 nodes on the other first moves' numbers stay as they are; a two-thread
+///     run of 2.15 M nodes ended with other first moves searched too (proof numbers up from
+///     4,349 and 4,482 to over 4,427 and 6,669). The larger the factor, the further from the
+///     most-proving node the other thread's work, and the more such runs: 64 times had six in
+///     eight; 2 and 8 times one in eight each.
+///   - n = 13 (one thread: 3,122,364 nodes), five runs each: 4 times 2.79 to 3.17 M, mean
+///     3.06 M; 16 times 3.27 to 3.39 M, mean 3.33 M.
+///   - n = 11 (122,428) and n = 10 (12,107), twelve runs each: the same means within 4%
+///     (107 k against 105 k; 11.4 k against 10.9 k).
+pub(super) const VIRTUAL_FACTOR: Number = 4;
 
 /// How often (in expansions) the deadline and memory cap are checked.
 pub(super) const CHECK_EVERY: u64 = 256;

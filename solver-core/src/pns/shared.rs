@@ -1,7 +1,7 @@
 //! One search DAG that several threads run at once, each from its own root: the expansions
 //! (the game's work: move generation, simplification, decomposition) run outside the lock,
 //! the DAG's bookkeeping (selection, insertion, back-propagation, garbage collection) inside.
-//! A leaf taken by one thread shows the others virtual proof and disproof numbers, 16 times its
+//! A leaf taken by one thread shows the others virtual proof and disproof numbers, 4 times its
 //! own (`VIRTUAL_FACTOR` in search.rs), so that their most-proving selection turns to the node
 //! that would be most-proving if that leaf were that much harder to solve; a leaf still taken at
 //! the end of a selection is passed by, for the next one in most-proving order (see

@@ -180,9 +180,9 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 ///   worse than both at n = 13 (3.4 to 3.6 M nodes, against 3.0 to 3.3 M), the disproof
 ///   number alone worse at n = 12 (0.57 to 2.4 M).
 /// - Both numbers 4 times (this factor) against 16 times (the factor before), runs interleaved:
-///   - n = 12, 32 runs each: 4 times, 30 runs of 509 to 561 k nodes and two of 0.88 and
-///     1.10 M, mean 557 k; 16 times, 25 runs of 495 to 521 k, two near 0.95 M and five of
-///     1.96 to 2.36 M, mean 771 k. In the one-thread search the winning first move's proof
+///   - n = 12, 42 runs each: 4 times, 40 runs of 509 to 561 k nodes and two of 0.88 and
+///     1.10 M, mean 550 k; 16 times, 35 runs of 495 to 525 k, two near 0.95 M and five of
+///     1.96 to 2.36 M, mean 709 k. In the one-thread search the winning first move's proof
 ///     number stays below the next move's, 4,349 (at most 3,716, sampled every 20,000 nodes),
 ///     and from 40,000 nodes on the other first moves' numbers stay as they are; a two-thread
 ///     run of 2.15 M nodes ended with other first moves searched too (proof numbers up from

@@ -1,6 +1,7 @@
 //! End to end with the real binaries: `solver-server` and one or two `solver-worker`
 //! processes on `127.0.0.1` solve empty (4, n, 7^tr) boards; a worker killed with SIGKILL, a
-//! worker stopped with SIGTERM, and a server restarted under running workers lose nothing.
+//! worker stopped with SIGTERM, and a server restarted under running workers lose nothing; a
+//! worker whose server is gone stops at SIGTERM.
 //!
 //! Jobs get small node budgets so that every solve goes through many leases.
 
@@ -170,6 +171,22 @@ async fn sigterm_finishes_the_running_job_and_exits() {
     assert!(maker_wins(
         &wait_solved(&mut s, &id, Duration::from_secs(300)).await
     ));
+}
+
+/// A worker retrying its lease against a coordinator that is gone (here: never started) stops
+/// retrying at the first signal and exits, rather than waiting for the second.
+#[test]
+fn sigterm_stops_a_worker_whose_server_is_gone() {
+    let addr = {
+        let free = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        free.local_addr().expect("addr")
+    };
+    let mut w = worker(addr, "alone");
+    w.wait_for_line("lease failed; retrying", Duration::from_secs(60));
+    w.signal("TERM");
+    // Within one call timeout (10 s) and one backoff step (at most 5 s).
+    let status = w.wait_exit(Duration::from_secs(60));
+    assert!(status.success(), "a graceful stop exits 0: {status}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -209,31 +209,48 @@ impl Drop for Registration<'_> {
     }
 }
 
+/// What a slot's turn at helping did ([`help`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Help {
+    /// No job of this worker is under way.
+    NoJob,
+    /// It searched the job until its slice was over: the job may want more.
+    Searched,
+    /// It stopped early: the job's leaf is solved or past its thresholds, its node budget is
+    /// spent, the job has ended, the search hit its memory cap, or the search is unusable (a
+    /// thread panicked while it held the lock). The slot waits a little before it asks again.
+    Idle,
+}
+
 /// Lets a slot help the oldest job under way for at most `slice`: it runs the same leaf in the
 /// worker's shared search ([`Shared::run`]), taking the leaves the job's own thread has not
 /// taken, until the job ends, the leaf reaches the job's thresholds, the job's node budget is
 /// spent (it counts every thread's nodes), or the slice is over. Its nodes are added to the
-/// job's report as it goes (those created after the report are counted nowhere). Returns false
-/// when no job is under way or its search is poisoned; while the leaf is past its thresholds
-/// and the job has not yet reported, a helper returns at once, and the slot asks again.
-pub fn help(ctx: &JobContext, slice: std::time::Duration) -> bool {
+/// job's report as it goes (those created after the report are counted nowhere). A panic in
+/// the game's code is passed on, as by [`Shared::run`].
+pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
     let job = {
         let running = ctx.running.lock().unwrap_or_else(PoisonError::into_inner);
         match running.first() {
             Some(job) => Arc::clone(job),
-            None => return false,
+            None => return Help::NoJob,
         }
     };
+    let deadline = std::time::Instant::now() + slice;
     let limits = Limits {
-        deadline: Some(std::time::Instant::now() + slice),
+        deadline: Some(deadline),
         cancel: Some(Arc::clone(&job.done)),
         max_bytes: Some(ctx.search_bytes),
         thresholds: job.thresholds,
         max_nodes: Some(job.budget),
     };
-    job.search
-        .run(job.root.clone(), &limits, &job.nodes)
-        .is_ok()
+    let ran = job.search.run(job.root.clone(), &limits, &job.nodes);
+    // Only the end of the slice means that the job may want more help.
+    if ran.is_ok() && std::time::Instant::now() >= deadline {
+        Help::Searched
+    } else {
+        Help::Idle
+    }
 }
 
 /// A job's outcome, ready to be sent (the caller fills in `worker`).
@@ -490,17 +507,61 @@ mod tests {
             let running = s.spawn(|| run_job(&job(&root, 100_000_000), &ctx, Arc::default()));
             let mut helped = false;
             while !running.is_finished() {
-                helped |= help(&ctx, std::time::Duration::from_millis(20));
+                helped |= help(&ctx, std::time::Duration::from_millis(20)) == Help::Searched;
             }
             (running.join().expect("no panic").expect("runs"), helped)
         });
         assert!(helped, "the job was under way while the test helped");
         assert_eq!(report.maker_wins, Some(true), "Maker wins (4, 11, 7^tr)");
         assert_eq!(report.maker_wins, alone.maker_wins);
-        assert!(
-            !help(&ctx, std::time::Duration::from_millis(20)),
+        assert_eq!(
+            help(&ctx, std::time::Duration::from_millis(20)),
+            Help::NoJob,
             "no job under way"
         );
+    }
+
+    /// A job that wants no help makes a helper idle at once (its slot then waits), rather than
+    /// searching for its slice or returning as if it had searched.
+    #[test]
+    fn a_helper_is_idle_while_the_job_needs_no_help() {
+        let ctx = JobContext::new(64);
+        let pos = Position::empty(Cols::try_from(11u32).expect("width"), Side::Maker);
+        let rules = ctx.rules(pos.cols(), Vec::new());
+        let root = SevenGame::new(pos, Arc::clone(&rules)).expect("width");
+        let register = |thresholds, budget| {
+            let job = Arc::new(Running {
+                root: root.clone(),
+                search: ctx.search(&rules, &root),
+                thresholds,
+                done: Arc::default(),
+                nodes: AtomicU64::new(0),
+                budget,
+            });
+            *ctx.running.lock().expect("unpoisoned") = vec![Arc::clone(&job)];
+            job
+        };
+        let slice = std::time::Duration::from_secs(30);
+        let start = std::time::Instant::now();
+        // The leaf is past its thresholds before any expansion.
+        register(Some((1, 1)), 1_000_000);
+        assert_eq!(help(&ctx, slice), Help::Idle, "past its thresholds");
+        // The budget is spent.
+        register(None, 0);
+        assert_eq!(help(&ctx, slice), Help::Idle, "budget spent");
+        // The job has ended.
+        register(None, 1_000_000)
+            .done
+            .store(true, Ordering::Relaxed);
+        assert_eq!(help(&ctx, slice), Help::Idle, "job ended");
+        assert!(
+            start.elapsed() < slice,
+            "idle helpers return at once, not at the end of their slice"
+        );
+        // A job with work left keeps a helper searching until its slice is over.
+        register(None, 100_000_000);
+        let short = std::time::Duration::from_millis(20);
+        assert_eq!(help(&ctx, short), Help::Searched, "work left");
     }
 
     #[test]

@@ -34,7 +34,7 @@ use tonic::codegen::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
 use tracing::{Instrument, field, info, info_span, warn};
 
-use job::{JobContext, run_job};
+use job::{Help, JobContext, run_job};
 
 /// Default of [`Config::table_mb`], in MiB.
 pub const DEFAULT_TABLE_MB: usize = 1024;
@@ -139,11 +139,28 @@ pub struct Summary {
 
 type Client = WorkClient<InterceptedService<Channel, BearerToken>>;
 
+/// Interval of the HTTP/2 pings that check the connection to the coordinator, and how long an
+/// answer may take.
+const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+/// The longest one attempt at a call to the coordinator may take ([`with_backoff`]). A call
+/// waits while the channel reconnects, for as long as the coordinator is away; bounded, it
+/// fails and is retried (or, after a stop, given up). A lease request is held open at most a
+/// fraction of a second when the coordinator has no leaf to give.
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
 fn connect(config: &Config) -> Result<Client, Error> {
     let mut endpoint = Endpoint::from_shared(config.server.clone())
         .map_err(|e| Error::Connection(format!("--server {:?}: {e}", config.server)))?
         .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true);
+        .tcp_nodelay(true)
+        // A coordinator that vanished without closing the connection (its host down, a network
+        // cut) fails the calls under way within KEEP_ALIVE * 2 instead of the operating
+        // system's TCP timeout (a quarter of an hour or more): leases and reports are retried,
+        // heartbeats skipped.
+        .http2_keep_alive_interval(KEEP_ALIVE)
+        .keep_alive_timeout(KEEP_ALIVE)
+        .keep_alive_while_idle(true);
     if let Some(ca) = &config.tls_ca {
         let pem = std::fs::read(ca)
             .map_err(|e| Error::Connection(format!("--tls-ca {}: {e}", ca.display())))?;
@@ -176,26 +193,38 @@ fn transient(s: &Status) -> bool {
     )
 }
 
-/// Calls `f` until it succeeds or fails for good, backing off (jittered, exponential, from
-/// 100 ms to 5 s) on transient errors. `None` when `stop` fires first.
+/// Calls `f` until it succeeds or fails for good, each attempt within [`CALL_TIMEOUT`], backing
+/// off (jittered, exponential, from 100 ms to 5 s) on transient errors; once `give_up` has
+/// fired, a transient error is final too (the attempt under way is not cut short). `None` when
+/// `stop` fires first.
 async fn with_backoff<T, F, Fut>(
     what: &str,
     stop: &CancellationToken,
+    give_up: &CancellationToken,
     f: F,
 ) -> Option<Result<T, Status>>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, Status>>,
 {
+    let mut f = f;
+    let attempt = || {
+        let call = f();
+        async move {
+            tokio::time::timeout(CALL_TIMEOUT, call)
+                .await
+                .unwrap_or_else(|_| Err(Status::deadline_exceeded("no answer in time")))
+        }
+    };
     let backoff = ExponentialBuilder::default()
         .with_jitter()
         .with_min_delay(Duration::from_millis(100))
         .with_max_delay(Duration::from_secs(5))
         .without_max_times();
-    let call = f
+    let call = attempt
         .retry(backoff)
         .sleep(tokio::time::sleep)
-        .when(transient)
+        .when(|e| transient(e) && !give_up.is_cancelled())
         .notify(|e: &Status, after: Duration| {
             warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
         });
@@ -261,6 +290,10 @@ pub async fn run(
 /// How long a slot helps another slot's job at a time (between checks for the next job).
 const HELP_SLICE: Duration = Duration::from_millis(500);
 
+/// How long a slot waits before it asks again to help a job that wanted no help
+/// ([`Help::Idle`]).
+const IDLE_WAIT: Duration = Duration::from_millis(10);
+
 /// One job slot: while a job of this worker is under way, help it (see [`job::help`]); else
 /// lease a job, search it, report it; again.
 struct Slot {
@@ -290,12 +323,27 @@ impl Slot {
         // This slot's turn to ask the coordinator, kept from a job's lease to the next lease
         // after its report (see below).
         let mut turn: Option<tokio::sync::OwnedMutexGuard<()>> = None;
-        while !stop.is_cancelled() {
+        loop {
+            // After a graceful stop, a slot without the turn helps the job under way to its
+            // end (a graceful stop finishes the running jobs), then stops.
+            if stop.is_cancelled()
+                && (self.abort.is_cancelled() || turn.is_some() || !self.ctx.job_under_way())
+            {
+                break;
+            }
             if turn.is_none() {
                 // A job of this worker under way: search it too (one job searched by several
                 // threads wastes less than several jobs at once).
-                if self.help().await {
-                    continue;
+                match self.help().await {
+                    Help::Searched => continue,
+                    Help::Idle => {
+                        if self.pause(IDLE_WAIT, &self.abort).await {
+                            continue;
+                        }
+                        break;
+                    }
+                    Help::NoJob if stop.is_cancelled() => break,
+                    Help::NoJob => {}
                 }
                 // One slot asks the coordinator (which holds a lease request open while it has
                 // no free leaf); the others wait until its job starts, to help it at once,
@@ -327,8 +375,8 @@ impl Slot {
             };
             // Not raced against a graceful stop: a lease the server granted must not be lost
             // in flight (it would sit leased until it expires). Jobs that arrive after the
-            // stop are handed back below.
-            let leased = with_backoff("lease", &self.abort, || {
+            // stop are handed back below. After a stop, a failed attempt is not repeated.
+            let leased = with_backoff("lease", &self.abort, &stop, || {
                 let mut c = self.client.clone();
                 let req = req.clone();
                 async move { c.lease(req).await.map(tonic::Response::into_inner) }
@@ -337,6 +385,10 @@ impl Slot {
             let resp = match leased {
                 None => break,
                 Some(Ok(r)) => r,
+                Some(Err(s)) if stop.is_cancelled() => {
+                    info!(code = ?s.code(), error = s.message(), "lease failed while stopping");
+                    break;
+                }
                 Some(Err(s)) => {
                     return Err(Error::Refused(format!("{:?}: {}", s.code(), s.message())));
                 }
@@ -344,20 +396,20 @@ impl Slot {
             if resp.jobs.is_empty() {
                 turn = None;
                 // Nothing to lease: help a job of another slot for a while, or wait.
-                if self.help().await {
+                let wait = match self.help().await {
+                    Help::Searched => continue,
+                    Help::Idle => IDLE_WAIT,
+                    Help::NoJob => Duration::from_millis(u64::from(resp.retry_after_ms.max(10))),
+                };
+                if self.pause(wait, &stop).await {
                     continue;
                 }
-                let wait = Duration::from_millis(u64::from(resp.retry_after_ms.max(10)));
-                tokio::select! {
-                    () = tokio::time::sleep(wait) => {}
-                    () = stop.cancelled() => break,
-                }
-                continue;
+                break;
             }
             let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
             for job in resp.jobs {
                 if stop.is_cancelled() {
-                    self.abandon(&job).await;
+                    self.abandon(&job.job_id).await;
                 } else {
                     self.job(job, heartbeat).await;
                 }
@@ -369,13 +421,21 @@ impl Slot {
         Ok(())
     }
 
-    /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]); false when no job
-    /// is under way or its search is unusable (true, at once, while the job is past its
-    /// thresholds or budget and has not yet reported).
-    async fn help(&self) -> bool {
+    /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]). A panic in the
+    /// game's code while it helps counts as [`Help::Idle`]: the job's own thread meets the
+    /// same leaf and reports the job as failed.
+    async fn help(&self) -> Help {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));
-        matches!(helped.await, Ok(true))
+        helped.await.unwrap_or(Help::Idle)
+    }
+
+    /// Waits `wait`; false when `stop` fires first.
+    async fn pause(&self, wait: Duration, stop: &CancellationToken) -> bool {
+        tokio::select! {
+            () = tokio::time::sleep(wait) => true,
+            () = stop.cancelled() => false,
+        }
     }
 
     /// Runs one job to its report (or hands it back on abort) in the worker's retained search.
@@ -395,11 +455,12 @@ impl Slot {
             };
             let mut ticks =
                 tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut aborted = false;
             let joined = loop {
                 tokio::select! {
                     r = &mut search => break r,
-                    _ = ticks.tick() => self.heartbeat(&job, &cancel).await,
+                    _ = ticks.tick() => self.heartbeat(&job, &cancel, heartbeat).await,
                     () = self.abort.cancelled(), if !aborted => {
                         aborted = true;
                         cancel.store(true, Ordering::Relaxed);
@@ -407,7 +468,7 @@ impl Slot {
                 }
             };
             if aborted {
-                self.abandon(&job).await;
+                self.abandon(&job.job_id).await;
                 return;
             }
             let mut report = match joined {
@@ -432,25 +493,33 @@ impl Slot {
         .await;
     }
 
-    async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool) {
+    /// Sends one heartbeat for `job`, giving up after `within` (the heartbeat interval), so
+    /// that a slow coordinator never holds up the job's end or an abort.
+    async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, within: Duration) {
         let req = v1::HeartbeatRequest {
             worker: self.name.to_string(),
             job_ids: vec![job.job_id.clone()],
         };
-        match self.client.clone().heartbeat(req).await {
-            Ok(r) if r.get_ref().cancelled_job_ids.contains(&job.job_id) => {
+        let mut client = self.client.clone();
+        match tokio::time::timeout(within, client.heartbeat(req)).await {
+            Ok(Ok(r)) if r.get_ref().cancelled_job_ids.contains(&job.job_id) => {
                 info!("the coordinator cancelled the job");
                 cancel.store(true, Ordering::Relaxed);
             }
-            Ok(_) => {}
-            Err(s) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
+            Ok(Ok(_)) => {}
+            Ok(Err(s)) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
+            Err(_) => warn!(
+                timeout_ms = within.as_millis() as u64,
+                "heartbeat timed out"
+            ),
         }
     }
 
-    async fn abandon(&self, job: &v1::Job) {
+    /// Hands job `job_id` back, so that the coordinator leases its leaf again at once.
+    async fn abandon(&self, job_id: &str) {
         let req = v1::AbandonRequest {
             worker: self.name.to_string(),
-            job_ids: vec![job.job_id.clone()],
+            job_ids: vec![job_id.to_owned()],
         };
         let mut client = self.client.clone();
         match tokio::time::timeout(Duration::from_secs(5), client.abandon(req)).await {
@@ -466,7 +535,7 @@ impl Slot {
     async fn send(&self, report: v1::ReportRequest) {
         let failed = !report.error.is_empty();
         let nodes = report.nodes;
-        let sent = with_backoff("report", &self.abort, || {
+        let sent = with_backoff("report", &self.abort, &self.abort, || {
             let mut c = self.client.clone();
             let r = report.clone();
             async move { c.report(r).await.map(tonic::Response::into_inner) }
@@ -475,7 +544,13 @@ impl Slot {
         match sent {
             Some(Ok(r)) => info!(applied = r.applied, "job reported"),
             Some(Err(s)) => warn!(code = ?s.code(), error = s.message(), "report refused"),
-            None => warn!("report dropped on abort"),
+            None => {
+                // The second signal came while the report was being retried: hand the job back
+                // rather than leave its lease to expire.
+                warn!("report dropped on abort");
+                self.abandon(&report.job_id).await;
+                return;
+            }
         }
         let counter = if failed {
             &self.summary.jobs_failed

@@ -401,10 +401,10 @@ impl Slot {
                     Help::Idle => IDLE_WAIT,
                     Help::NoJob => Duration::from_millis(u64::from(resp.retry_after_ms.max(10))),
                 };
-                if self.pause(wait, &stop).await {
-                    continue;
-                }
-                break;
+                // A stop meanwhile is handled at the top of the loop (a job under way is
+                // still helped to its end after a graceful one).
+                self.pause(wait, &stop).await;
+                continue;
             }
             let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
             for job in resp.jobs {

@@ -12,9 +12,11 @@
 //!   lease alive, and reporting it.
 //!
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
-//! jittered exponential backoff, reset on success; a job that fails (bad bytes, a panic inside
-//! the search) is reported as failed and the worker goes on. Shutdown has two stages, driven by
-//! two tokens: `graceful` finishes the running jobs and leases nothing new; `abort` stops the
+//! jittered exponential backoff, reset on success, each attempt given up after 10 s (HTTP/2
+//! pings every 10 s notice a coordinator gone silent); a job that fails (bad bytes, a panic
+//! inside the search) is reported as failed and the worker goes on. Shutdown has two stages,
+//! driven by two tokens: `graceful` finishes the running jobs (helpers help them to their
+//! end), leases nothing new and stops retrying a coordinator that is away; `abort` stops the
 //! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once.
 
 pub mod job;

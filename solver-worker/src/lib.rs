@@ -151,6 +151,27 @@ const KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// fraction of a second when the coordinator has no leaf to give.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The longest an `Abandon` may take; after it, the job's lease is left to expire.
+const ABANDON_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// `call`, given up after `limit` with `DEADLINE_EXCEEDED`.
+async fn within<T>(
+    limit: Duration,
+    call: impl Future<Output = Result<T, Status>>,
+) -> Result<T, Status> {
+    tokio::time::timeout(limit, call)
+        .await
+        .unwrap_or_else(|_| Err(Status::deadline_exceeded("no answer in time")))
+}
+
+/// Waits `wait`; false when `stop` fires first.
+async fn pause(wait: Duration, stop: &CancellationToken) -> bool {
+    tokio::select! {
+        () = tokio::time::sleep(wait) => true,
+        () = stop.cancelled() => false,
+    }
+}
+
 fn connect(config: &Config) -> Result<Client, Error> {
     let mut endpoint = Endpoint::from_shared(config.server.clone())
         .map_err(|e| Error::Connection(format!("--server {:?}: {e}", config.server)))?
@@ -203,21 +224,13 @@ async fn with_backoff<T, F, Fut>(
     what: &str,
     stop: &CancellationToken,
     give_up: &CancellationToken,
-    f: F,
+    mut f: F,
 ) -> Option<Result<T, Status>>
 where
     F: FnMut() -> Fut,
     Fut: Future<Output = Result<T, Status>>,
 {
-    let mut f = f;
-    let attempt = || {
-        let call = f();
-        async move {
-            tokio::time::timeout(CALL_TIMEOUT, call)
-                .await
-                .unwrap_or_else(|_| Err(Status::deadline_exceeded("no answer in time")))
-        }
-    };
+    let attempt = || within(CALL_TIMEOUT, f());
     let backoff = ExponentialBuilder::default()
         .with_jitter()
         .with_min_delay(Duration::from_millis(100))
@@ -339,7 +352,7 @@ impl Slot {
                 match self.help().await {
                     Help::Searched => continue,
                     Help::Idle => {
-                        if self.pause(IDLE_WAIT, &self.abort).await {
+                        if pause(IDLE_WAIT, &self.abort).await {
                             continue;
                         }
                         break;
@@ -405,7 +418,7 @@ impl Slot {
                 };
                 // A stop meanwhile is handled at the top of the loop (a job under way is
                 // still helped to its end after a graceful one).
-                self.pause(wait, &stop).await;
+                pause(wait, &stop).await;
                 continue;
             }
             let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
@@ -430,14 +443,6 @@ impl Slot {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));
         helped.await.unwrap_or(Help::Idle)
-    }
-
-    /// Waits `wait`; false when `stop` fires first.
-    async fn pause(&self, wait: Duration, stop: &CancellationToken) -> bool {
-        tokio::select! {
-            () = tokio::time::sleep(wait) => true,
-            () = stop.cancelled() => false,
-        }
     }
 
     /// Runs one job to its report (or hands it back on abort) in the worker's retained search.
@@ -495,25 +500,21 @@ impl Slot {
         .await;
     }
 
-    /// Sends one heartbeat for `job`, giving up after `within` (the heartbeat interval), so
+    /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval), so
     /// that a slow coordinator never holds up the job's end or an abort.
-    async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, within: Duration) {
+    async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, limit: Duration) {
         let req = v1::HeartbeatRequest {
             worker: self.name.to_string(),
             job_ids: vec![job.job_id.clone()],
         };
         let mut client = self.client.clone();
-        match tokio::time::timeout(within, client.heartbeat(req)).await {
-            Ok(Ok(r)) if r.get_ref().cancelled_job_ids.contains(&job.job_id) => {
+        match within(limit, client.heartbeat(req)).await {
+            Ok(r) if r.get_ref().cancelled_job_ids.contains(&job.job_id) => {
                 info!("the coordinator cancelled the job");
                 cancel.store(true, Ordering::Relaxed);
             }
-            Ok(Ok(_)) => {}
-            Ok(Err(s)) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
-            Err(_) => warn!(
-                timeout_ms = within.as_millis() as u64,
-                "heartbeat timed out"
-            ),
+            Ok(_) => {}
+            Err(s) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
         }
     }
 
@@ -524,12 +525,11 @@ impl Slot {
             job_ids: vec![job_id.to_owned()],
         };
         let mut client = self.client.clone();
-        match tokio::time::timeout(Duration::from_secs(5), client.abandon(req)).await {
-            Ok(Ok(_)) => info!("job handed back"),
-            Ok(Err(s)) => {
+        match within(ABANDON_TIMEOUT, client.abandon(req)).await {
+            Ok(_) => info!("job handed back"),
+            Err(s) => {
                 warn!(code = ?s.code(), error = s.message(), "abandon failed; the lease will expire")
             }
-            Err(_) => warn!("abandon timed out; the lease will expire"),
         }
         self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
     }

@@ -467,7 +467,9 @@ impl Slot {
             let joined = loop {
                 tokio::select! {
                     r = &mut search => break r,
-                    _ = ticks.tick() => self.heartbeat(&job, &cancel, heartbeat).await,
+                    _ = ticks.tick() => {
+                        self.heartbeat(&job, &cancel, heartbeat.min(CALL_TIMEOUT)).await;
+                    }
                     () = self.abort.cancelled(), if !aborted => {
                         aborted = true;
                         cancel.store(true, Ordering::Relaxed);
@@ -500,8 +502,8 @@ impl Slot {
         .await;
     }
 
-    /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval), so
-    /// that a slow coordinator never holds up the job's end or an abort.
+    /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval, at most
+    /// [`CALL_TIMEOUT`]), so that a slow coordinator never holds up the job's end or an abort.
     async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, limit: Duration) {
         let req = v1::HeartbeatRequest {
             worker: self.name.to_string(),

@@ -17,7 +17,8 @@
 //! inside the search) is reported as failed and the worker goes on. Shutdown has two stages,
 //! driven by two tokens: `graceful` finishes the running jobs (helpers help them to their
 //! end), leases nothing new and stops retrying a coordinator that is away; `abort` stops the
-//! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once.
+//! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once
+//! (a search that solved its leaf before it noticed is reported instead, in one attempt).
 
 pub mod job;
 
@@ -422,7 +423,15 @@ impl Slot {
                 continue;
             }
             let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
-            for job in resp.jobs {
+            // The request asked for one job; any more (a misbehaving coordinator) would wait
+            // without heartbeats while the first runs, and go back at once instead.
+            let mut jobs = resp.jobs.into_iter();
+            let first = jobs.next();
+            for extra in jobs {
+                warn!(job = %extra.job_id, "more jobs than asked for; handing it back");
+                self.abandon(&extra.job_id).await;
+            }
+            if let Some(job) = first {
                 if stop.is_cancelled() {
                     self.abandon(&job.job_id).await;
                 } else {
@@ -477,7 +486,15 @@ impl Slot {
                 }
             };
             if aborted {
-                self.abandon(&job.job_id).await;
+                // A verdict the search reached anyway is worth one prompt attempt at a report;
+                // anything else goes back to the coordinator.
+                match joined {
+                    Ok(Ok(mut r)) if r.maker_wins.is_some() => {
+                        r.worker = self.name.to_string();
+                        self.report_once(r).await;
+                    }
+                    _ => self.abandon(&job.job_id).await,
+                }
                 return;
             }
             let mut report = match joined {
@@ -534,6 +551,25 @@ impl Slot {
             }
         }
         self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Reports a solved job after the second signal: one attempt within [`ABANDON_TIMEOUT`],
+    /// and the job handed back if it fails.
+    async fn report_once(&self, report: v1::ReportRequest) {
+        let mut client = self.client.clone();
+        let job_id = report.job_id.clone();
+        let nodes = report.nodes;
+        match within(ABANDON_TIMEOUT, client.report(report)).await {
+            Ok(r) => {
+                info!(applied = r.get_ref().applied, "job reported");
+                self.summary.jobs_done.fetch_add(1, Ordering::Relaxed);
+                self.summary.nodes.fetch_add(nodes, Ordering::Relaxed);
+            }
+            Err(s) => {
+                warn!(code = ?s.code(), error = s.message(), "report failed on abort");
+                self.abandon(&job_id).await;
+            }
+        }
     }
 
     async fn send(&self, report: v1::ReportRequest) {

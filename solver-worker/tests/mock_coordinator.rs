@@ -1,0 +1,123 @@
+//! The worker against a scripted coordinator (an in-process `Work` service on 127.0.0.1, port
+//! 0): what it does with answers the real server never gives.
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use solver_core::games::seven::{Cols, Position, Side};
+use solver_proto::v1::{self, work_server::Work, work_server::WorkServer};
+use tokio_util::sync::CancellationToken;
+use tonic::{Request, Response, Status};
+
+/// Leases `jobs` on the first request and nothing after; records reports and abandons.
+#[derive(Default)]
+struct Scripted {
+    jobs: Mutex<Vec<v1::Job>>,
+    reported: Mutex<Vec<String>>,
+    abandoned: Mutex<Vec<String>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+#[tonic::async_trait]
+impl Work for Scripted {
+    async fn lease(
+        &self,
+        _: Request<v1::LeaseRequest>,
+    ) -> Result<Response<v1::LeaseResponse>, Status> {
+        Ok(Response::new(v1::LeaseResponse {
+            jobs: std::mem::take(&mut *lock(&self.jobs)),
+            retry_after_ms: 20,
+            heartbeat_interval_ms: 1_000,
+        }))
+    }
+
+    async fn heartbeat(
+        &self,
+        _: Request<v1::HeartbeatRequest>,
+    ) -> Result<Response<v1::HeartbeatResponse>, Status> {
+        Ok(Response::new(v1::HeartbeatResponse::default()))
+    }
+
+    async fn report(
+        &self,
+        req: Request<v1::ReportRequest>,
+    ) -> Result<Response<v1::ReportResponse>, Status> {
+        lock(&self.reported).push(req.into_inner().job_id);
+        Ok(Response::new(v1::ReportResponse { applied: true }))
+    }
+
+    async fn abandon(
+        &self,
+        req: Request<v1::AbandonRequest>,
+    ) -> Result<Response<v1::AbandonResponse>, Status> {
+        lock(&self.abandoned).extend(req.into_inner().job_ids);
+        Ok(Response::new(v1::AbandonResponse::default()))
+    }
+}
+
+fn job(id: &str) -> v1::Job {
+    let pos = Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker);
+    v1::Job {
+        job_id: id.to_owned(),
+        problem_id: "p".to_owned(),
+        position: solver_proto::convert::seven::pack(&pos),
+        node_budget: 10_000,
+        lease_ms: 3_000,
+        ..Default::default()
+    }
+}
+
+#[tokio::test]
+async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let stop_server = CancellationToken::new();
+    let server = tokio::spawn({
+        let (script, stop) = (Arc::clone(&script), stop_server.clone());
+        tonic::transport::Server::builder()
+            .add_service(WorkServer::from_arc(script))
+            .serve_with_incoming_shutdown(
+                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                stop.cancelled_owned(),
+            )
+    });
+    let (graceful, abort) = (CancellationToken::new(), CancellationToken::new());
+    let worker = tokio::spawn(solver_worker::run(
+        solver_worker::Config::new(format!("http://{addr}"), 2),
+        graceful.clone(),
+        abort.clone(),
+    ));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    while lock(&script.reported).is_empty() && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    graceful.cancel();
+    let summary = tokio::time::timeout(Duration::from_secs(30), worker)
+        .await
+        .expect("the worker stops")
+        .expect("the worker task")
+        .expect("the worker's run");
+    stop_server.cancel();
+    server.await.expect("server task").expect("server");
+    assert_eq!(
+        *lock(&script.reported),
+        ["1"],
+        "the first job is searched and reported"
+    );
+    let mut abandoned = lock(&script.abandoned).clone();
+    abandoned.sort();
+    assert_eq!(abandoned, ["2", "3"], "the others go back");
+    assert_eq!(
+        summary
+            .jobs_abandoned
+            .load(std::sync::atomic::Ordering::Relaxed),
+        2
+    );
+}

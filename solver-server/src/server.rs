@@ -49,6 +49,12 @@ pub enum RunError {
     /// The stored problems could not be loaded.
     #[error("cannot load the stored problems: {0}")]
     Load(#[from] crate::error::Error),
+    /// A write to the store failed while serving; the server stopped so that a restart
+    /// reloads the last complete state (see `Coordinator::failure`).
+    #[error(
+        "stopped after a failed write to the store (logged above); restart to reload the data directory"
+    )]
+    WriteFailed,
     /// The TLS certificate or key could not be read.
     #[error("cannot read {}: {source}", .path.display())]
     Tls {
@@ -67,9 +73,13 @@ pub enum RunError {
 /// that the remaining connections are dropped); then the store is flushed and closed before
 /// this returns. `config.addr` is not used: `listener` is already bound.
 ///
+/// A failed write to the store stops the server the same way, and then `run` returns
+/// [`RunError::WriteFailed`].
+///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
-/// holds it) or flushed; [`RunError::Transport`] if serving fails.
+/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::WriteFailed`]
+/// after a failed write.
 pub async fn run(
     config: Config,
     listener: TcpListener,
@@ -77,6 +87,20 @@ pub async fn run(
 ) -> Result<(), RunError> {
     let store: Arc<dyn Store> = Arc::new(RocksStore::open(&config.data_dir)?);
     info!(data_dir = %config.data_dir.display(), "store opened");
+    serve(config, listener, shutdown, store).await
+}
+
+/// [`run`] on a store opened already (`config.data_dir` is not used): for tests with a store
+/// other than RocksDB.
+///
+/// # Errors
+/// As [`run`], but for opening the store.
+pub async fn serve(
+    config: Config,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()>,
+    store: Arc<dyn Store>,
+) -> Result<(), RunError> {
     let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
     if let Some(addr) = config.metrics_addr {
         install_metrics(addr);
@@ -94,11 +118,16 @@ pub async fn run(
         .build_v1()?;
 
     let (drain_started, drain_started_rx) = oneshot::channel::<()>();
+    let failure = coordinator.failure();
     let draining = {
-        let health = health.clone();
+        let (health, failure) = (health.clone(), failure.clone());
         async move {
-            shutdown.await;
-            info!("shutting down: draining in-flight requests");
+            tokio::select! {
+                () = shutdown => info!("shutting down: draining in-flight requests"),
+                () = failure.cancelled() => {
+                    error!("a store write failed: draining in-flight requests, then stopping");
+                }
+            }
             set_all_not_serving(&health).await;
             let _ = drain_started.send(());
         }
@@ -159,6 +188,9 @@ pub async fn run(
     drop(coordinator);
     store.flush()?;
     drop(store);
+    if failure.is_cancelled() {
+        return Err(RunError::WriteFailed);
+    }
     info!("stopped");
     Ok(())
 }

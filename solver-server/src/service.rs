@@ -131,7 +131,7 @@ impl Solver for SolverService {
         _req: Request<v1::ListProblemsRequest>,
     ) -> Result<Response<v1::ListProblemsResponse>, Status> {
         Ok(Response::new(v1::ListProblemsResponse {
-            problems: self.coordinator.get()?.list(),
+            problems: self.coordinator.get()?.list()?,
         }))
     }
 

@@ -505,3 +505,104 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         "lease kept"
     );
 }
+
+/// A [`MemStore`](solver_server::store::MemStore) whose writes fail once `fail` is set, as a
+/// full disk would make them.
+#[derive(Debug, Default)]
+struct FailingStore {
+    inner: solver_server::store::MemStore,
+    fail: std::sync::atomic::AtomicBool,
+}
+
+impl solver_server::store::Store for FailingStore {
+    fn get(
+        &self,
+        cf: solver_server::store::ColumnFamily,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>, solver_server::store::StoreError> {
+        self.inner.get(cf, key)
+    }
+    fn put(
+        &self,
+        cf: solver_server::store::ColumnFamily,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<(), solver_server::store::StoreError> {
+        self.inner.put(cf, key, value)
+    }
+    fn write(
+        &self,
+        batch: solver_server::store::Batch,
+    ) -> Result<(), solver_server::store::StoreError> {
+        if self.fail.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(solver_server::store::StoreError::Backend {
+                op: "write",
+                source: "no space left on device".into(),
+            });
+        }
+        self.inner.write(batch)
+    }
+    fn scan_prefix(
+        &self,
+        cf: solver_server::store::ColumnFamily,
+        prefix: &[u8],
+    ) -> Result<Vec<solver_server::store::KeyValue>, solver_server::store::StoreError> {
+        self.inner.scan_prefix(cf, prefix)
+    }
+    fn flush(&self) -> Result<(), solver_server::store::StoreError> {
+        self.inner.flush()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_store_write_refuses_later_requests_and_stops_the_server() {
+    let store = Arc::new(FailingStore::default());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(solver_server::server::serve(
+        solver_server::config::Config::new(addr, dir.path().join("unused")),
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+        Arc::clone(&store) as Arc<dyn solver_server::store::Store>,
+    ));
+    let ch = channel(addr).await;
+    let (mut s, mut w) = (SolverClient::new(ch.clone()), WorkClient::new(ch));
+    let id = submit(&mut s, empty_spec(8, true, 2_000)).await;
+    let job = lease_one(&mut w, "w1").await;
+    let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("the job runs");
+    r.worker = "w1".into();
+
+    store.fail.store(true, std::sync::atomic::Ordering::Relaxed);
+    let refused = w.report(r.clone()).await.expect_err("the write fails");
+    assert_eq!(refused.code(), Code::Internal, "{refused:?}");
+    // Nothing reads the state the store lacks: a retry of the report and every other request
+    // are refused until the server stops.
+    for status in [
+        w.report(r).await.expect_err("refused"),
+        s.get_problem(v1::GetProblemRequest { problem_id: id })
+            .await
+            .expect_err("refused"),
+    ] {
+        assert!(
+            matches!(
+                status.code(),
+                Code::Unavailable | Code::Unknown | Code::Cancelled
+            ),
+            "{status:?}"
+        );
+    }
+    let ended = tokio::time::timeout(Duration::from_secs(30), server)
+        .await
+        .expect("the server stops on its own")
+        .expect("the server task");
+    assert!(
+        matches!(ended, Err(solver_server::server::RunError::WriteFailed)),
+        "{ended:?}"
+    );
+}

@@ -154,7 +154,7 @@ impl Coordinator {
         let worker: Arc<str> = Arc::from(req.worker.as_str());
         let now = Instant::now();
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         let next = st.searchers.len() as u64 + 1;
         let searcher = *st
             .searchers
@@ -246,7 +246,7 @@ impl Coordinator {
             .enumerate()
             .map(|(i, j)| parse_job_id(j, &format!("job_ids[{i}]")))
             .collect::<Result<Vec<u64>, Error>>()?;
-        let st = self.lock();
+        let st = self.lock()?;
         for &job in &jobs {
             st.own_lease(job, worker)?;
         }
@@ -296,7 +296,7 @@ impl Coordinator {
     /// when the store fails.
     pub fn report(&self, req: v1::ReportRequest) -> Result<v1::ReportResponse, Error> {
         let mut r = check_report(&req)?;
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         let live = st.own_lease(r.job, &req.worker)?.cloned();
         if live.is_none() && r.job >= st.next_job {
             return Err(Error::NotFound(format!("job {}", r.job)));
@@ -475,7 +475,7 @@ impl Coordinator {
     /// # Errors
     /// `INTERNAL` when the store fails.
     pub fn expire(&self, now: Instant) -> Result<usize, Error> {
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         let due: Vec<u64> = st
             .deadlines
             .iter()

@@ -29,6 +29,8 @@ use solver_proto::convert::seven::pack_key;
 use solver_proto::v1;
 use tokio::sync::watch;
 use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
+use tracing::error;
 
 use crate::error::Error;
 use crate::store::records::{NodeRecord, ProblemRecord};
@@ -81,6 +83,8 @@ pub struct Coordinator {
     /// Woken when leaves may have become free (a submit, a report, an abandon, an expiry):
     /// leases waiting for work ([`Coordinator::lease_or_wait`]) try again.
     work: tokio::sync::Notify,
+    /// Fired by the first failed write to the store ([`Coordinator::failure`]).
+    failed: CancellationToken,
 }
 
 /// Everything the lock protects.
@@ -284,6 +288,7 @@ impl Coordinator {
             store,
             config,
             work: tokio::sync::Notify::new(),
+            failed: CancellationToken::new(),
         };
         coordinator.settle_loaded()?;
         Ok(coordinator)
@@ -293,7 +298,7 @@ impl Coordinator {
     /// report and the end of the problem cannot happen with one batch per report, but a DAG
     /// can come back solved when its solved values were all stored).
     fn settle_loaded(&self) -> Result<(), Error> {
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         let done: Vec<(u64, solver_core::pns::Value)> = st
             .problems
             .iter()
@@ -311,18 +316,43 @@ impl Coordinator {
         &self.config
     }
 
+    /// Fired when a write to the store has failed. The state in memory is then ahead of the
+    /// store (a report's lease dropped, its expansion not stored), so from that moment every
+    /// request is refused with `UNAVAILABLE` and the server stops (`server::run` returns an
+    /// error): a restart reloads the last complete state from the store, and workers retry
+    /// their reports against it.
+    pub fn failure(&self) -> CancellationToken {
+        self.failed.clone()
+    }
+
     /// Locks the state. A panic under the lock leaves the in-memory state as far as it got;
     /// every change is written to the store only once complete, so taking over a poisoned lock
     /// is no worse than the crash-and-restart the store is built for.
-    fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    ///
+    /// # Errors
+    /// `UNAVAILABLE` after a failed store write ([`Coordinator::failure`]).
+    fn lock(&self) -> Result<MutexGuard<'_, State>, Error> {
+        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if self.failed.is_cancelled() {
+            return Err(Error::Unavailable(
+                "the coordinator is stopping after a failed write to its store".to_owned(),
+            ));
+        }
+        Ok(st)
     }
 
+    /// Writes `batch` (called with the state locked). A failure fires
+    /// [`Coordinator::failure`] before the lock is released, so no later request sees the
+    /// unwritten state.
     fn write(&self, batch: Batch) -> Result<(), Error> {
         if batch.is_empty() {
             return Ok(());
         }
-        self.store.write(batch).map_err(Error::from)
+        self.store.write(batch).map_err(|e| {
+            error!(error = %e, "a write to the store failed: refusing every request and stopping");
+            self.failed.cancel();
+            Error::from(e)
+        })
     }
 }
 

@@ -93,7 +93,7 @@ impl Coordinator {
     pub fn submit(&self, req: v1::SubmitRequest) -> Result<v1::SubmitResponse, Error> {
         check_name("request_id", &req.request_id, true)?;
         let valid = validate_spec(req.spec)?;
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         if let Some(&id) = st.request_ids.get(&req.request_id) {
             let same = st.problems[&id].problem.spec.as_ref() == Some(&valid.spec);
             if !same {
@@ -178,7 +178,7 @@ impl Coordinator {
     /// `INVALID_ARGUMENT` for an id that is not decimal digits; `NOT_FOUND` for an unknown one.
     pub fn problem(&self, raw_id: &str) -> Result<v1::Problem, Error> {
         let id = parse_problem_id(raw_id)?;
-        let st = self.lock();
+        let st = self.lock()?;
         st.problems
             .get(&id)
             .map(ProblemState::snapshot)
@@ -186,13 +186,17 @@ impl Coordinator {
     }
 
     /// Every problem, newest first (`Solver.ListProblems`).
-    pub fn list(&self) -> Vec<v1::Problem> {
-        let st = self.lock();
-        st.problems
+    ///
+    /// # Errors
+    /// `UNAVAILABLE` after a failed store write.
+    pub fn list(&self) -> Result<Vec<v1::Problem>, Error> {
+        let st = self.lock()?;
+        Ok(st
+            .problems
             .values()
             .rev()
             .map(ProblemState::snapshot)
-            .collect()
+            .collect())
     }
 
     /// A receiver that changes whenever problem `raw_id` does (for `WatchProblem`), holding
@@ -202,7 +206,7 @@ impl Coordinator {
     /// As [`Coordinator::problem`].
     pub fn subscribe(&self, raw_id: &str) -> Result<watch::Receiver<bool>, Error> {
         let id = parse_problem_id(raw_id)?;
-        let st = self.lock();
+        let st = self.lock()?;
         st.problems
             .get(&id)
             .map(|p| p.changed.subscribe())
@@ -215,7 +219,7 @@ impl Coordinator {
     /// As [`Coordinator::problem`]; `INTERNAL` when the store fails.
     pub fn cancel(&self, raw_id: &str) -> Result<v1::Problem, Error> {
         let id = parse_problem_id(raw_id)?;
-        let mut st = self.lock();
+        let mut st = self.lock()?;
         let ps = st
             .problems
             .get_mut(&id)

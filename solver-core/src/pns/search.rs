@@ -246,10 +246,15 @@ impl<G: Game> Search<G> {
     /// Makes `root` the position searched from, keeping the whole DAG: a position already in
     /// the table goes on from its subtree (a worker's next job below its previous one repeats
     /// nothing), a new one is added. The root's move list ([`Search::root_children`]) starts
-    /// empty. Node budgets ([`Limits::max_nodes`]) count from the search's creation.
+    /// empty, unless `root` is the current root (another thread of a [`super::Shared`] search
+    /// joining a run from it keeps the list). Node budgets ([`Limits::max_nodes`]) count from
+    /// the search's creation.
     pub fn set_root(&mut self, root: G) {
-        self.root = self.node_of(root);
-        self.root_moves.clear();
+        let id = self.node_of(root);
+        if id != self.root {
+            self.root = id;
+            self.root_moves.clear();
+        }
     }
 
     /// The node of `root` (simplified): the one in the table, or a new one.
@@ -1311,6 +1316,11 @@ mod tests {
             "the log holds every position the run solved, once"
         );
         assert!(!first.is_empty());
+        // The same root again keeps its move list; another root starts with none.
+        let moves = s.root_children().len();
+        assert!(moves > 0);
+        s.set_root(root.clone());
+        assert_eq!(s.root_children().len(), moves);
         // Each child of the root as the next job: the subtree already built is reused (no
         // node is created again) and the value agrees with a fresh search.
         for (_, child) in root.children() {
@@ -1318,6 +1328,7 @@ mod tests {
             let created = s.stats().nodes_created;
             s.set_root(child.clone());
             assert_eq!(s.stats().nodes_created, created, "{key:?} is in the table");
+            assert!(s.root_children().is_empty());
             let out = s.run(&Limits::default());
             assert_eq!(out, Search::new(child).run(&Limits::default()));
             let new = s.take_solved();

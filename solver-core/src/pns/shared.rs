@@ -132,9 +132,8 @@ impl<G: Game> Shared<G> {
     }
 }
 
-/// A [`Shared`] search, locked, with the DAG's own numbers (see [`Shared::lock`]). For
-/// reports and statistics: a [`Search::run`] through it would not pass by the leaves other
-/// threads are expanding.
+/// A [`Shared`] search, locked, with the DAG's own numbers (see [`Shared::lock`]), for reports
+/// and statistics: it reads the search, and changes it only by [`Locked::take_solved`].
 pub struct Locked<'a, G: Game>(MutexGuard<'a, Search<G>>);
 
 impl<G: Game> std::ops::Deref for Locked<'_, G> {
@@ -144,9 +143,11 @@ impl<G: Game> std::ops::Deref for Locked<'_, G> {
     }
 }
 
-impl<G: Game> std::ops::DerefMut for Locked<'_, G> {
-    fn deref_mut(&mut self) -> &mut Search<G> {
-        &mut self.0
+impl<G: Game> Locked<'_, G> {
+    /// [`Search::take_solved`]: the only change a report makes (a search through the guard
+    /// would not pass by the leaves other threads are expanding, so it gives no `&mut`).
+    pub fn take_solved(&mut self) -> Vec<(G::Key, super::Value)> {
+        self.0.take_solved()
     }
 }
 

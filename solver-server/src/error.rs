@@ -14,7 +14,8 @@ pub enum Error {
     /// The request does not fit the current state (a stale or foreign lease).
     #[error("{0}")]
     FailedPrecondition(String),
-    /// The server cannot take the request now (draining).
+    /// The server cannot take the request now (draining, or stopping after a failure of its
+    /// store).
     #[error("{0}")]
     Unavailable(String),
     /// The entity to create exists already with other contents (a reused request id).

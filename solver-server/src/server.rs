@@ -49,12 +49,12 @@ pub enum RunError {
     /// The stored problems could not be loaded.
     #[error("cannot load the stored problems: {0}")]
     Load(#[from] crate::error::Error),
-    /// A write to the store failed while serving; the server stopped so that a restart
-    /// reloads the last complete state (see `Coordinator::failure`).
+    /// The store failed while serving; the server stopped so that a restart reloads the last
+    /// complete state (see `Coordinator::failure`).
     #[error(
-        "stopped after a failed write to the store (logged above); restart to reload the data directory"
+        "stopped after a failure of the store (logged above); restart to reload the data directory"
     )]
-    WriteFailed,
+    StoreFailed,
     /// The TLS certificate or key could not be read.
     #[error("cannot read {}: {source}", .path.display())]
     Tls {
@@ -73,13 +73,13 @@ pub enum RunError {
 /// that the remaining connections are dropped); then the store is flushed and closed before
 /// this returns. `config.addr` is not used: `listener` is already bound.
 ///
-/// A failed write to the store stops the server the same way, and then `run` returns
-/// [`RunError::WriteFailed`].
+/// A failure of the store while serving (a read or a write) stops the server the same way,
+/// and then `run` returns [`RunError::StoreFailed`].
 ///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
-/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::WriteFailed`]
-/// after a failed write.
+/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::StoreFailed`]
+/// after a failure of the store while serving.
 pub async fn run(
     config: Config,
     listener: TcpListener,
@@ -125,7 +125,7 @@ pub async fn serve(
             tokio::select! {
                 () = shutdown => info!("shutting down: draining in-flight requests"),
                 () = failure.cancelled() => {
-                    error!("a store write failed: draining in-flight requests, then stopping");
+                    error!("the store failed: draining in-flight requests, then stopping");
                 }
             }
             set_all_not_serving(&health).await;
@@ -186,22 +186,28 @@ pub async fn serve(
     sweeper_stop.cancel();
     let _ = sweeper.await;
     drop(coordinator);
+    if failure.is_cancelled() {
+        // The store failed: flushing what it holds may fail too, and the failure is the news.
+        if let Err(e) = store.flush() {
+            warn!(error = %e, "flushing the store failed");
+        }
+        return Err(RunError::StoreFailed);
+    }
     store.flush()?;
     drop(store);
-    if failure.is_cancelled() {
-        return Err(RunError::WriteFailed);
-    }
     info!("stopped");
     Ok(())
 }
 
-/// Expires overdue leases every [`SWEEP_INTERVAL`] until `stop`.
+/// Expires overdue leases every [`SWEEP_INTERVAL`] until `stop`, or a failure of the store.
 async fn sweep(coordinator: Arc<Coordinator>, stop: CancellationToken) {
     let mut tick = tokio::time::interval(SWEEP_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let failure = coordinator.failure();
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
+            () = failure.cancelled() => return,
             _ = tick.tick() => {}
         }
         if let Err(e) = coordinator.expire(tokio::time::Instant::now()) {

@@ -427,13 +427,14 @@ impl Slot {
             // without heartbeats while the first runs, and go back at once instead.
             let mut jobs = resp.jobs.into_iter();
             let first = jobs.next();
-            for extra in jobs {
-                warn!(job = %extra.job_id, "more jobs than asked for; handing it back");
-                self.abandon(&extra.job_id).await;
+            let extra: Vec<String> = jobs.map(|j| j.job_id).collect();
+            if !extra.is_empty() {
+                warn!(jobs = ?extra, "more jobs than asked for; handing them back");
+                self.abandon(&extra).await;
             }
             if let Some(job) = first {
                 if stop.is_cancelled() {
-                    self.abandon(&job.job_id).await;
+                    self.abandon(&[job.job_id]).await;
                 } else {
                     self.job(job, heartbeat).await;
                 }
@@ -493,7 +494,7 @@ impl Slot {
                         r.worker = self.name.to_string();
                         self.report_once(r).await;
                     }
-                    _ => self.abandon(&job.job_id).await,
+                    _ => self.abandon(std::slice::from_ref(&job.job_id)).await,
                 }
                 return;
             }
@@ -537,11 +538,12 @@ impl Slot {
         }
     }
 
-    /// Hands job `job_id` back, so that the coordinator leases its leaf again at once.
-    async fn abandon(&self, job_id: &str) {
+    /// Hands jobs back in one request, so that the coordinator leases their leaves again at
+    /// once.
+    async fn abandon(&self, job_ids: &[String]) {
         let req = v1::AbandonRequest {
             worker: self.name.to_string(),
-            job_ids: vec![job_id.to_owned()],
+            job_ids: job_ids.to_vec(),
         };
         let mut client = self.client.clone();
         match within(ABANDON_TIMEOUT, client.abandon(req)).await {
@@ -550,7 +552,9 @@ impl Slot {
                 warn!(code = ?s.code(), error = s.message(), "abandon failed; the lease will expire")
             }
         }
-        self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+        self.summary
+            .jobs_abandoned
+            .fetch_add(job_ids.len() as u64, Ordering::Relaxed);
     }
 
     /// Reports a solved job after the second signal: one attempt within [`ABANDON_TIMEOUT`],
@@ -567,7 +571,7 @@ impl Slot {
             }
             Err(s) => {
                 warn!(code = ?s.code(), error = s.message(), "report failed on abort");
-                self.abandon(&job_id).await;
+                self.abandon(&[job_id]).await;
             }
         }
     }
@@ -588,7 +592,7 @@ impl Slot {
                 // The second signal came while the report was being retried: hand the job back
                 // rather than leave its lease to expire.
                 warn!("report dropped on abort");
-                self.abandon(&report.job_id).await;
+                self.abandon(&[report.job_id]).await;
                 return;
             }
         }

@@ -417,11 +417,11 @@ impl<G: Game> Search<G> {
     /// The root's moves generated so far and their children's state. An expansion stops
     /// generating moves at the first one that solves the root (an OR root's proven child, an
     /// AND root's disproven child), so a solved root may list only some of its moves; a root
-    /// that was decomposed instead of expanded by moves lists none.
+    /// that was decomposed instead of expanded by moves lists none, and moves whose child the
+    /// garbage collector freed ([`Search::collect_garbage`]) are left out.
     pub fn root_children(&self) -> Vec<RootChild<G::Move>> {
         self.root_moves
             .iter()
-            .filter(|&&(_, id)| self.nodes[id as usize].alive)
             .map(|&(mv, id)| {
                 let n = &self.nodes[id as usize];
                 RootChild {
@@ -692,8 +692,8 @@ impl<G: Game> Search<G> {
         for i in 0..self.busy.len() {
             let Busy { id, own, shown } = self.busy[i];
             let n = &mut self.nodes[id as usize];
-            // A taken leaf stays an unsolved leaf until it is freed (only a caller that runs
-            // a search of its own through `Shared::lock` could change that).
+            // A taken leaf stays an unsolved leaf until it is freed (`Shared::lock` gives no
+            // way to run a search of its own).
             if !shown || n.expanded || n.solved() {
                 continue;
             }
@@ -1032,6 +1032,8 @@ impl<G: Game> Search<G> {
         }
         let nodes = &self.nodes;
         self.table.retain(|_, id| nodes[*id as usize].alive);
+        // A freed slot may hold another node later: the root's moves forget freed children.
+        self.root_moves.retain(|&(_, id)| nodes[id as usize].alive);
         // The table keeps its buckets unless it is nearly empty: growing again would rehash
         // it, holding the old and the new buckets at once (at n = 14 a 2.7 GiB table doubling
         // to 5.5 GiB lifted the process's peak from 15 to 23 GB).

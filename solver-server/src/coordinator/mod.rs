@@ -20,7 +20,7 @@ mod jobs;
 mod problems;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
@@ -74,7 +74,8 @@ const JOB_ID_BLOCK: u64 = 100_000;
 /// target is remembered, so a late report's value still lands. Oldest forgotten first.
 const MAX_ORPHANS: usize = 100_000;
 
-/// The coordinator. Cheap to share: wrap it in an `Arc`.
+/// The coordinator. Cheap to share: wrap it in an `Arc`. After a failure of its store every
+/// method answers `UNAVAILABLE` ([`Coordinator::failure`]).
 #[derive(Debug)]
 pub struct Coordinator {
     state: Mutex<State>,
@@ -83,7 +84,7 @@ pub struct Coordinator {
     /// Woken when leaves may have become free (a submit, a report, an abandon, an expiry):
     /// leases waiting for work ([`Coordinator::lease_or_wait`]) try again.
     work: tokio::sync::Notify,
-    /// Fired by the first failed write to the store ([`Coordinator::failure`]).
+    /// Fired by the first failure of the store ([`Coordinator::failure`]).
     failed: CancellationToken,
 }
 
@@ -283,12 +284,16 @@ impl Coordinator {
     /// [`Error::Internal`] when the store fails or holds a record this build cannot read.
     pub fn open(store: Arc<dyn Store>, config: CoordinatorConfig) -> Result<Self, Error> {
         let state = problems::load(store.as_ref())?;
+        let failed = CancellationToken::new();
         let coordinator = Self {
             state: Mutex::new(state),
-            store,
+            store: Arc::new(FailStop {
+                inner: store,
+                failed: failed.clone(),
+            }),
             config,
             work: tokio::sync::Notify::new(),
-            failed: CancellationToken::new(),
+            failed,
         };
         coordinator.settle_loaded()?;
         Ok(coordinator)
@@ -316,43 +321,90 @@ impl Coordinator {
         &self.config
     }
 
-    /// Fired when a write to the store has failed. The state in memory is then ahead of the
-    /// store (a report's lease dropped, its expansion not stored), so from that moment every
-    /// request is refused with `UNAVAILABLE` and the server stops (`server::run` returns an
-    /// error): a restart reloads the last complete state from the store, and workers retry
-    /// their reports against it.
+    /// Fired when the store failed (a read or a write: a full disk, an I/O error) or a panic
+    /// interrupted a change. The state in memory may then be ahead of the store (a report's
+    /// lease dropped, its expansion not stored), so from that moment every request is refused
+    /// with `UNAVAILABLE` and the server stops (`server::run` returns an error): a restart
+    /// reloads the last complete state from the store, and workers retry their reports
+    /// against it.
     pub fn failure(&self) -> CancellationToken {
         self.failed.clone()
     }
 
-    /// Locks the state. A panic under the lock leaves the in-memory state as far as it got;
-    /// every change is written to the store only once complete, so taking over a poisoned lock
-    /// is no worse than the crash-and-restart the store is built for.
+    /// Locks the state. Every store operation runs with the state locked, so a failure fires
+    /// [`Coordinator::failure`] before any other request can see what the store lacks.
     ///
     /// # Errors
-    /// `UNAVAILABLE` after a failed store write ([`Coordinator::failure`]).
+    /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]), a panic under the lock
+    /// included.
     fn lock(&self) -> Result<MutexGuard<'_, State>, Error> {
-        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let st = self.state.lock().unwrap_or_else(|poisoned| {
+            if !self.failed.is_cancelled() {
+                error!("a request panicked while changing the state: refusing every request and stopping");
+            }
+            self.failed.cancel();
+            poisoned.into_inner()
+        });
         if self.failed.is_cancelled() {
             return Err(Error::Unavailable(
-                "the coordinator is stopping after a failed write to its store".to_owned(),
+                "the coordinator is stopping after a failure of its store".to_owned(),
             ));
         }
         Ok(st)
     }
 
-    /// Writes `batch` (called with the state locked). A failure fires
-    /// [`Coordinator::failure`] before the lock is released, so no later request sees the
-    /// unwritten state.
+    /// Writes `batch` (with the state locked).
     fn write(&self, batch: Batch) -> Result<(), Error> {
         if batch.is_empty() {
             return Ok(());
         }
-        self.store.write(batch).map_err(|e| {
-            error!(error = %e, "a write to the store failed: refusing every request and stopping");
+        self.store.write(batch).map_err(Error::from)
+    }
+}
+
+/// The coordinator's store: the first error of any operation fires `failed`
+/// ([`Coordinator::failure`]).
+#[derive(Debug)]
+struct FailStop {
+    inner: Arc<dyn Store>,
+    failed: CancellationToken,
+}
+
+impl FailStop {
+    fn check<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
+        if let Err(e) = &r {
+            if !self.failed.is_cancelled() {
+                error!(error = %e, "the store failed: refusing every request and stopping");
+            }
             self.failed.cancel();
-            Error::from(e)
-        })
+        }
+        r
+    }
+}
+
+impl Store for FailStop {
+    fn get(&self, cf: ColumnFamily, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.check(self.inner.get(cf, key))
+    }
+
+    fn put(&self, cf: ColumnFamily, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.check(self.inner.put(cf, key, value))
+    }
+
+    fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        self.check(self.inner.write(batch))
+    }
+
+    fn scan_prefix(
+        &self,
+        cf: ColumnFamily,
+        prefix: &[u8],
+    ) -> Result<Vec<crate::store::KeyValue>, StoreError> {
+        self.check(self.inner.scan_prefix(cf, prefix))
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        self.check(self.inner.flush())
     }
 }
 

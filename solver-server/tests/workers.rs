@@ -1,7 +1,7 @@
 //! End to end with the real binaries: `solver-server` and one or two `solver-worker`
 //! processes on `127.0.0.1` solve empty (4, n, 7^tr) boards; a worker killed with SIGKILL, a
 //! worker stopped with SIGTERM, and a server restarted under running workers lose nothing; a
-//! worker whose server is gone stops at SIGTERM.
+//! worker whose server is gone stops at SIGTERM, also with a report it cannot send.
 //!
 //! Jobs get small node budgets so that every solve goes through many leases.
 
@@ -186,6 +186,36 @@ fn sigterm_stops_a_worker_whose_server_is_gone() {
     w.signal("TERM");
     // Within one call timeout (10 s) and one backoff step (at most 5 s).
     let status = w.wait_exit(Duration::from_secs(60));
+    assert!(status.success(), "a graceful stop exits 0: {status}");
+}
+
+/// A worker stopped while it cannot report (its coordinator died under its job) gives the
+/// report up once the job's lease has run out, and exits, rather than waiting for the second
+/// signal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_ends_the_report_retries_of_a_worker_whose_server_died() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut server, addr) = start_server(&dir.path().join("data"), &[]);
+    let mut s = client(addr).await;
+    // n = 12 with a large budget: the root's job runs for seconds.
+    let id = submit(&mut s, 12, 1_000_000).await;
+    let mut w = worker(addr, "orphaned");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while problem(&mut s, &id)
+        .await
+        .progress
+        .expect("progress")
+        .jobs_in_flight
+        == 0
+    {
+        assert!(Instant::now() < deadline, "no job leased in 60 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.signal("KILL");
+    server.wait_exit(Duration::from_secs(10));
+    w.signal("TERM");
+    w.wait_for_line("report given up", Duration::from_secs(120));
+    let status = w.wait_exit(Duration::from_secs(30));
     assert!(status.success(), "a graceful stop exits 0: {status}");
 }
 

@@ -16,7 +16,8 @@
 //! pings every 10 s notice a coordinator gone silent); a job that fails (bad bytes, a panic
 //! inside the search) is reported as failed and the worker goes on. Shutdown has two stages,
 //! driven by two tokens: `graceful` finishes the running jobs (helpers help them to their
-//! end), leases nothing new and stops retrying a coordinator that is away; `abort` stops the
+//! end), leases nothing new and stops retrying a coordinator that is away (a report, once the
+//! job's lease has had time to run out); `abort` stops the
 //! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once
 //! (a search that solved its leaf before it noticed is reported instead, in one attempt).
 
@@ -218,7 +219,8 @@ fn transient(s: &Status) -> bool {
 }
 
 /// Calls `f` until it succeeds or fails for good, each attempt within [`CALL_TIMEOUT`], backing
-/// off (jittered, exponential, from 100 ms to 5 s) on transient errors; once `give_up` has
+/// off on transient errors (exponential waits from 100 ms to 5 s, each plus a random part of up
+/// to its own length); once `give_up` has
 /// fired, a transient error is final too (the attempt under way is not cut short). `None` when
 /// `stop` fires first.
 async fn with_backoff<T, F, Fut>(
@@ -514,7 +516,11 @@ impl Slot {
                 (None, _) => "expanded",
             };
             span.record("outcome", outcome);
-            self.send(report).await;
+            let lease = match job.lease_ms {
+                0 => heartbeat * 3,
+                ms => Duration::from_millis(u64::from(ms)),
+            };
+            self.send(report, lease).await;
         }
         .instrument(span)
         .await;
@@ -576,17 +582,36 @@ impl Slot {
         }
     }
 
-    async fn send(&self, report: v1::ReportRequest) {
+    /// Sends a job's report, retrying transient failures. After a graceful stop the retries
+    /// end once the job's `lease` has had time to run out: the coordinator has leased the leaf
+    /// again by then, and a worker told to stop while its coordinator is away exits instead of
+    /// waiting for it.
+    async fn send(&self, report: v1::ReportRequest, lease: Duration) {
         let failed = !report.error.is_empty();
         let nodes = report.nodes;
-        let sent = with_backoff("report", &self.abort, &self.abort, || {
+        let give_up = CancellationToken::new();
+        let timer = {
+            let (graceful, give_up) = (self.graceful.clone(), give_up.clone());
+            tokio::spawn(async move {
+                graceful.cancelled().await;
+                tokio::time::sleep(lease).await;
+                give_up.cancel();
+            })
+        };
+        let sent = with_backoff("report", &self.abort, &give_up, || {
             let mut c = self.client.clone();
             let r = report.clone();
             async move { c.report(r).await.map(tonic::Response::into_inner) }
         })
         .await;
+        timer.abort();
         match sent {
             Some(Ok(r)) => info!(applied = r.applied, "job reported"),
+            Some(Err(s)) if give_up.is_cancelled() && transient(&s) => {
+                warn!(code = ?s.code(), error = s.message(), "report given up: the job's lease has run out since the stop");
+                self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
             Some(Err(s)) => warn!(code = ?s.code(), error = s.message(), "report refused"),
             None => {
                 // The second signal came while the report was being retried: hand the job back

@@ -49,10 +49,11 @@ pub enum RunError {
     /// The stored problems could not be loaded.
     #[error("cannot load the stored problems: {0}")]
     Load(#[from] crate::error::Error),
-    /// The store failed while serving; the server stopped so that a restart reloads the last
-    /// complete state (see `Coordinator::failure`).
+    /// The store failed while serving, or a request panicked while changing the coordinator's
+    /// state; the server stopped so that a restart reloads the last complete state (see
+    /// `Coordinator::failure`).
     #[error(
-        "stopped after a failure of the store (logged above); restart to reload the data directory"
+        "stopped after a failure of the store or a panic (logged above); restart to reload the data directory"
     )]
     StoreFailed,
     /// The TLS certificate or key could not be read.
@@ -125,7 +126,7 @@ pub async fn serve(
             tokio::select! {
                 () = shutdown => info!("shutting down: draining in-flight requests"),
                 () = failure.cancelled() => {
-                    error!("the store failed: draining in-flight requests, then stopping");
+                    error!("the coordinator failed (its store, or a panic): draining in-flight requests, then stopping");
                 }
             }
             set_all_not_serving(&health).await;

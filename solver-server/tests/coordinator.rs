@@ -511,35 +511,72 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
     );
 }
 
-/// A [`MemStore`] whose writes fail once `fail` is set, as on a full disk.
+/// A [`MemStore`] whose reads or writes fail once told to, as on a failing disk.
 #[derive(Debug, Default)]
 struct FailingStore {
     inner: Arc<MemStore>,
-    fail: AtomicBool,
+    fail_reads: AtomicBool,
+    fail_writes: AtomicBool,
+}
+
+impl FailingStore {
+    fn check(&self, fail: &AtomicBool, op: &'static str) -> Result<(), StoreError> {
+        if fail.load(Ordering::Relaxed) {
+            return Err(StoreError::Backend {
+                op,
+                source: "input/output error".into(),
+            });
+        }
+        Ok(())
+    }
 }
 
 impl Store for FailingStore {
     fn get(&self, cf: ColumnFamily, key: &[u8]) -> Result<Option<Vec<u8>>, StoreError> {
+        self.check(&self.fail_reads, "get")?;
         self.inner.get(cf, key)
     }
     fn put(&self, cf: ColumnFamily, key: &[u8], value: &[u8]) -> Result<(), StoreError> {
+        self.check(&self.fail_writes, "put")?;
         self.inner.put(cf, key, value)
     }
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
-        if self.fail.load(Ordering::Relaxed) {
-            return Err(StoreError::Backend {
-                op: "write",
-                source: "no space left on device".into(),
-            });
-        }
+        self.check(&self.fail_writes, "write")?;
         self.inner.write(batch)
     }
     fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError> {
+        self.check(&self.fail_reads, "scan")?;
         self.inner.scan_prefix(cf, prefix)
     }
     fn flush(&self) -> Result<(), StoreError> {
         self.inner.flush()
     }
+}
+
+#[tokio::test]
+async fn a_failed_read_stops_the_coordinator_too() {
+    let store = Arc::new(FailingStore::default());
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    store.fail_reads.store(true, Ordering::Relaxed);
+    // A submit looks its root up in the table of solved positions first.
+    let submitted = c.submit(v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(empty_spec(8, true, 2_000)),
+    });
+    assert!(
+        matches!(submitted, Err(Error::Internal(_))),
+        "{submitted:?}"
+    );
+    assert!(c.failure().is_cancelled());
+    store.fail_reads.store(false, Ordering::Relaxed);
+    let listed = c.list();
+    assert!(matches!(listed, Err(Error::Unavailable(_))), "{listed:?}");
+    let c = Coordinator::open(
+        Arc::clone(&store.inner) as Arc<dyn Store>,
+        CoordinatorConfig::default(),
+    )
+    .expect("reopen");
+    assert!(c.list().expect("list").is_empty(), "nothing was stored");
 }
 
 #[tokio::test]
@@ -564,10 +601,10 @@ async fn after_a_store_failure_every_request_is_refused_and_a_restart_reloads_th
     let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("the job runs");
     r.worker = "w1".into();
 
-    store.fail.store(true, Ordering::Relaxed);
+    store.fail_writes.store(true, Ordering::Relaxed);
     assert!(matches!(c.report(r.clone()), Err(Error::Internal(_))));
     assert!(c.failure().is_cancelled());
-    store.fail.store(false, Ordering::Relaxed);
+    store.fail_writes.store(false, Ordering::Relaxed);
     // The report's lease is dropped in memory but not in the store: nothing may read that.
     let refused = [
         c.report(r).map(drop),
@@ -622,7 +659,7 @@ async fn a_store_failure_stops_the_server_with_an_error() {
     let job = lease_one(&mut w, "w1").await;
     let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("the job runs");
     r.worker = "w1".into();
-    store.fail.store(true, Ordering::Relaxed);
+    store.fail_writes.store(true, Ordering::Relaxed);
     let refused = w.report(r).await.expect_err("the write fails");
     assert_eq!(refused.code(), Code::Internal, "{refused:?}");
     let ended = tokio::time::timeout(Duration::from_secs(30), server)

@@ -184,37 +184,35 @@ fn sigterm_stops_a_worker_whose_server_is_gone() {
     let mut w = worker(addr, "alone");
     w.wait_for_line("lease failed; retrying", Duration::from_secs(60));
     w.signal("TERM");
-    // Within one call timeout (10 s) and one backoff step (at most 5 s).
+    // Within one call timeout (10 s) and one backoff step (at most 10 s with its jitter).
     let status = w.wait_exit(Duration::from_secs(60));
     assert!(status.success(), "a graceful stop exits 0: {status}");
 }
 
-/// A worker stopped while it cannot report (its coordinator died under its job) gives the
-/// report up once the job's lease has run out, and exits, rather than waiting for the second
-/// signal.
+/// A worker stopped while it cannot report (its coordinator died under its job) retries the
+/// report until the job's lease has run out, then gives it up and exits, rather than waiting
+/// for the second signal.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_ends_the_report_retries_of_a_worker_whose_server_died() {
     let dir = tempfile::tempdir().expect("tempdir");
+    // Leases of 1.5 s (`start_server`).
     let (mut server, addr) = start_server(&dir.path().join("data"), &[]);
     let mut s = client(addr).await;
-    // n = 12 with a large budget: the root's job runs for seconds.
-    let id = submit(&mut s, 12, 1_000_000).await;
+    // n = 13: the root's job (no thresholds) searches its whole budget and solves nothing.
+    submit(&mut s, 13, 100_000).await;
     let mut w = worker(addr, "orphaned");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while problem(&mut s, &id)
-        .await
-        .progress
-        .expect("progress")
-        .jobs_in_flight
-        == 0
-    {
-        assert!(Instant::now() < deadline, "no job leased in 60 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    w.wait_for_line("job started", Duration::from_secs(60));
     server.signal("KILL");
     server.wait_exit(Duration::from_secs(10));
     w.signal("TERM");
-    w.wait_for_line("report given up", Duration::from_secs(120));
+    w.wait_for_line("report failed; retrying", Duration::from_secs(120));
+    let failed = Instant::now();
+    w.wait_for_line("report given up", Duration::from_secs(60));
+    assert!(
+        failed.elapsed() >= Duration::from_millis(1_000),
+        "retried for about the lease (1.5 s), not given up at once: {:?}",
+        failed.elapsed()
+    );
     let status = w.wait_exit(Duration::from_secs(30));
     assert!(status.success(), "a graceful stop exits 0: {status}");
 }

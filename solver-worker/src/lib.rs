@@ -135,7 +135,7 @@ pub struct Summary {
     pub jobs_done: AtomicU64,
     /// Jobs reported as failed.
     pub jobs_failed: AtomicU64,
-    /// Jobs handed back.
+    /// Jobs handed back, or whose report was given up after a graceful stop.
     pub jobs_abandoned: AtomicU64,
     /// Search nodes over all jobs.
     pub nodes: AtomicU64,
@@ -220,13 +220,12 @@ fn transient(s: &Status) -> bool {
 
 /// Calls `f` until it succeeds or fails for good, each attempt within [`CALL_TIMEOUT`], backing
 /// off on transient errors (exponential waits from 100 ms to 5 s, each plus a random part of up
-/// to its own length); once `give_up` has
-/// fired, a transient error is final too (the attempt under way is not cut short). `None` when
-/// `stop` fires first.
+/// to its own length); once `give_up()` is true, a transient error is final too (the attempt
+/// under way is not cut short). `None` when `stop` fires first.
 async fn with_backoff<T, F, Fut>(
     what: &str,
     stop: &CancellationToken,
-    give_up: &CancellationToken,
+    give_up: impl Fn() -> bool,
     mut f: F,
 ) -> Option<Result<T, Status>>
 where
@@ -242,7 +241,7 @@ where
     let call = attempt
         .retry(backoff)
         .sleep(tokio::time::sleep)
-        .when(|e| transient(e) && !give_up.is_cancelled())
+        .when(|e| transient(e) && !give_up())
         .notify(|e: &Status, after: Duration| {
             warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
         });
@@ -394,11 +393,16 @@ impl Slot {
             // Not raced against a graceful stop: a lease the server granted must not be lost
             // in flight (it would sit leased until it expires). Jobs that arrive after the
             // stop are handed back below. After a stop, a failed attempt is not repeated.
-            let leased = with_backoff("lease", &self.abort, &stop, || {
-                let mut c = self.client.clone();
-                let req = req.clone();
-                async move { c.lease(req).await.map(tonic::Response::into_inner) }
-            })
+            let leased = with_backoff(
+                "lease",
+                &self.abort,
+                || stop.is_cancelled(),
+                || {
+                    let mut c = self.client.clone();
+                    let req = req.clone();
+                    async move { c.lease(req).await.map(tonic::Response::into_inner) }
+                },
+            )
             .await;
             let resp = match leased {
                 None => break,
@@ -467,6 +471,7 @@ impl Slot {
             outcome = field::Empty
         );
         async {
+            info!(budget = job.node_budget, "job started");
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));
@@ -583,31 +588,23 @@ impl Slot {
     }
 
     /// Sends a job's report, retrying transient failures. After a graceful stop the retries
-    /// end once the job's `lease` has had time to run out: the coordinator has leased the leaf
-    /// again by then, and a worker told to stop while its coordinator is away exits instead of
-    /// waiting for it.
+    /// end once the job's `lease` has run out (at the latest `lease` after the report was
+    /// first sent: heartbeats renewed it until then): the coordinator leases the leaf again,
+    /// and a worker told to stop while its coordinator is away exits instead of waiting for it.
     async fn send(&self, report: v1::ReportRequest, lease: Duration) {
         let failed = !report.error.is_empty();
         let nodes = report.nodes;
-        let give_up = CancellationToken::new();
-        let timer = {
-            let (graceful, give_up) = (self.graceful.clone(), give_up.clone());
-            tokio::spawn(async move {
-                graceful.cancelled().await;
-                tokio::time::sleep(lease).await;
-                give_up.cancel();
-            })
-        };
-        let sent = with_backoff("report", &self.abort, &give_up, || {
+        let expiry = tokio::time::Instant::now() + lease;
+        let give_up = || self.graceful.is_cancelled() && tokio::time::Instant::now() >= expiry;
+        let sent = with_backoff("report", &self.abort, give_up, || {
             let mut c = self.client.clone();
             let r = report.clone();
             async move { c.report(r).await.map(tonic::Response::into_inner) }
         })
         .await;
-        timer.abort();
         match sent {
             Some(Ok(r)) => info!(applied = r.applied, "job reported"),
-            Some(Err(s)) if give_up.is_cancelled() && transient(&s) => {
+            Some(Err(s)) if give_up() && transient(&s) => {
                 warn!(code = ?s.code(), error = s.message(), "report given up: the job's lease has run out since the stop");
                 self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
                 return;

@@ -347,7 +347,7 @@ impl Coordinator {
         });
         if self.failed.is_cancelled() {
             return Err(Error::Unavailable(
-                "the coordinator is stopping after a failure of its store".to_owned(),
+                "the coordinator is stopping after a failure (of its store, or a panic)".to_owned(),
             ));
         }
         Ok(st)

@@ -188,7 +188,7 @@ impl Coordinator {
     /// Every problem, newest first (`Solver.ListProblems`).
     ///
     /// # Errors
-    /// `UNAVAILABLE` after a failed store write.
+    /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
     pub fn list(&self) -> Result<Vec<v1::Problem>, Error> {
         let st = self.lock()?;
         Ok(st

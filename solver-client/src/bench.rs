@@ -226,13 +226,18 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 .flat_map(|&k| std::iter::repeat_n(k, args.repeat as usize))
                 .collect::<Vec<_>>()
         };
-        let mut walls: Vec<(&str, u32, f64)> = Vec::new();
+        let mut runs: Vec<Timed> = Vec::new();
         for k in repeated(&args.threads) {
             reset_peak_rss();
             let (d, l) = (disabled.clone(), limits.clone());
             let (outcome, nodes, wall) =
                 tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
-            walls.push(("thread", k, wall));
+            runs.push(Timed {
+                kind: "thread",
+                k,
+                wall,
+                nodes,
+            });
             println!(
                 "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
                 format!("{k} thread{}", if k == 1 { "" } else { "s" }),
@@ -251,10 +256,15 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let start = Instant::now();
             let solved = solve_on(&embedded.url, None, spec).await;
             let wall = start.elapsed().as_secs_f64();
-            walls.push(("worker", k, wall));
             embedded.stop().await?;
             let (_, p) = solved?;
             let pr = p.progress.unwrap_or_default();
+            runs.push(Timed {
+                kind: "worker",
+                k,
+                wall,
+                nodes: pr.worker_nodes,
+            });
             let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
             println!(
                 "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
@@ -268,47 +278,66 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 pr.dag_nodes
             );
         }
-        print_speedups(n, &walls);
+        print_speedups(n, &runs);
     }
     println!("signature: {signature} (direct nodes created, summed over n)");
     Ok(())
 }
 
+/// One run of a kind (`"thread"` or `"worker"`) with `k` threads or slots: wall time in
+/// seconds and nodes created.
+struct Timed {
+    kind: &'static str,
+    k: u32,
+    wall: f64,
+    nodes: u64,
+}
+
+/// The median of `values` (not empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let mid = values.len() / 2;
+    if values.len() % 2 == 1 {
+        values[mid]
+    } else {
+        (values[mid - 1] + values[mid]) / 2.0
+    }
+}
+
 /// Prints, for each kind of run (threads, workers) with a one-thread (one-slot) row, how many
-/// times faster each K-thread (K-slot) run was than the median one-thread run of this n.
-fn print_speedups(n: u32, walls: &[(&str, u32, f64)]) {
+/// times faster each K-thread (K-slot) run was than the median one-thread run of this n, and
+/// how its nodes per second and its node count compare with that median's: the speedup is the
+/// first ratio divided by the second.
+fn print_speedups(n: u32, runs: &[Timed]) {
     for kind in ["thread", "worker"] {
-        let mut ones: Vec<f64> = walls
-            .iter()
-            .filter(|&&(w, k, _)| w == kind && k == 1)
-            .map(|&(_, _, t)| t)
-            .collect();
+        let ones: Vec<&Timed> = runs.iter().filter(|r| r.kind == kind && r.k == 1).collect();
         if ones.is_empty() {
             continue;
         }
-        ones.sort_by(f64::total_cmp);
-        let mid = ones.len() / 2;
-        let median = if ones.len() % 2 == 1 {
-            ones[mid]
-        } else {
-            (ones[mid - 1] + ones[mid]) / 2.0
-        };
-        let mut ks: Vec<u32> = walls
+        let wall = median(ones.iter().map(|r| r.wall).collect());
+        let rate = median(ones.iter().map(|r| r.nodes as f64 / r.wall).collect());
+        let nodes = median(ones.iter().map(|r| r.nodes as f64).collect());
+        let mut ks: Vec<u32> = runs
             .iter()
-            .filter(|&&(w, k, _)| w == kind && k > 1)
-            .map(|&(_, k, _)| k)
+            .filter(|r| r.kind == kind && r.k > 1)
+            .map(|r| r.k)
             .collect();
         ks.sort_unstable();
         ks.dedup();
         for k in ks {
-            let ratios: Vec<String> = walls
-                .iter()
-                .filter(|&&(w, kk, _)| w == kind && kk == k)
-                .map(|&(_, _, t)| format!("{:.2}x", median / t))
-                .collect();
+            let these: Vec<&Timed> = runs.iter().filter(|r| r.kind == kind && r.k == k).collect();
+            let list = |f: &dyn Fn(&Timed) -> f64| {
+                these
+                    .iter()
+                    .map(|r| format!("{:.2}x", f(r)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            };
             println!(
-                "{n:>3}  {k} {kind}s vs 1 (median {median:.2} s): {}",
-                ratios.join(" ")
+                "{n:>3}  {k} {kind}s vs 1 (median {wall:.2} s): {}; nodes/s {}; nodes {}",
+                list(&|r| wall / r.wall),
+                list(&|r| r.nodes as f64 / r.wall / rate),
+                list(&|r| r.nodes as f64 / nodes),
             );
         }
     }

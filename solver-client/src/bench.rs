@@ -254,7 +254,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
             let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
             let start = Instant::now();
-            let solved = solve_on(&embedded.url, None, spec).await;
+            let solved = solve_on(&crate::problems::ServerArgs::local(&embedded.url), spec).await;
             let wall = start.elapsed().as_secs_f64();
             embedded.stop().await?;
             let (_, p) = solved?;

@@ -26,6 +26,25 @@ pub struct ServerArgs {
     /// Bearer token for the Solver service (the server's --client-token).
     #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    /// PEM CA certificate to verify the coordinator's TLS certificate with (an `https://`
+    /// --server).
+    #[arg(long, env = "SOLVER_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// Domain name expected in the coordinator's certificate (default: the URL's host).
+    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
+    pub tls_domain: Option<String>,
+}
+
+impl ServerArgs {
+    /// A coordinator at `url` without token or TLS (an embedded one).
+    pub fn local(url: &str) -> Self {
+        Self {
+            server: url.to_owned(),
+            token: None,
+            tls_ca: None,
+            tls_domain: None,
+        }
+    }
 }
 
 /// A problem id argument with the server options.
@@ -52,11 +71,20 @@ pub struct ListArgs {
 
 type Client = SolverClient<InterceptedService<Channel, BearerToken>>;
 
-/// Connects to `url` (checked at once, so a wrong address is one clear error).
-pub async fn connect(url: &str, token: Option<&str>) -> anyhow::Result<Client> {
-    let endpoint = Endpoint::from_shared(url.to_owned())
+/// Connects to `server` (checked at once, so a wrong address is one clear error).
+pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {
+    let url = &server.server;
+    let mut endpoint = Endpoint::from_shared(url.clone())
         .map_err(|e| usage(format!("--server {url:?}: {e}")))?
         .connect_timeout(Duration::from_secs(10));
+    if let Some(ca) = &server.tls_ca {
+        let tls =
+            solver_proto::auth::client_tls(ca, server.tls_domain.as_deref()).map_err(usage)?;
+        endpoint = endpoint
+            .tls_config(tls)
+            .map_err(|e| usage(format!("--tls-ca: {e}")))?;
+    }
+    let token = server.token.as_deref();
     let channel = endpoint
         .connect()
         .await
@@ -80,7 +108,7 @@ pub enum Manage {
 
 /// Runs `solver status|watch|cancel|result ID`.
 pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
-    let mut c = connect(&args.server.server, args.server.token.as_deref()).await?;
+    let mut c = connect(&args.server).await?;
     let req = v1::GetProblemRequest {
         problem_id: args.id.clone(),
     };
@@ -115,7 +143,7 @@ pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
 
 /// Runs `solver list`.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
-    let mut c = connect(&args.server.server, args.server.token.as_deref()).await?;
+    let mut c = connect(&args.server).await?;
     let problems = c
         .list_problems(v1::ListProblemsRequest {})
         .await
@@ -156,7 +184,7 @@ pub async fn submit(
     request_id: Option<String>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let mut c = connect(&server.server, server.token.as_deref()).await?;
+    let mut c = connect(server).await?;
     let r = c
         .submit(v1::SubmitRequest {
             request_id: request_id.unwrap_or_default(),
@@ -252,8 +280,8 @@ impl Embedded {
 /// Solves `spec` on a coordinator (embedded unless `opts.server`), showing progress, and prints
 /// the verdict. Ctrl-C stops cleanly; a rerun with the same data directory resumes.
 pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<()> {
-    let (embedded, url, token) = match &opts.server {
-        Some(s) => (None, s.server.clone(), s.token.clone()),
+    let (embedded, server) = match &opts.server {
+        Some(s) => (None, s.clone()),
         None => {
             eprintln!("data directory: {}", opts.data_dir.display());
             let e = Embedded::start(
@@ -262,12 +290,12 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
                 solver_worker::DEFAULT_TABLE_MB,
             )
             .await?;
-            let url = e.url.clone();
-            (Some(e), url, None)
+            let server = ServerArgs::local(&e.url);
+            (Some(e), server)
         }
     };
     let outcome = tokio::select! {
-        r = solve_on(&url, token.as_deref(), spec) => r,
+        r = solve_on(&server, spec) => r,
         () = async { let _ = tokio::signal::ctrl_c().await; } => Err(anyhow::anyhow!(
             "interrupted; rerun the same command to resume{}",
             if embedded.is_some() { format!(" (data directory {})", opts.data_dir.display()) } else { String::new() }
@@ -291,11 +319,10 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
 
 /// Submits (idempotently: a rerun names the same problem) and watches to the end.
 pub async fn solve_on(
-    url: &str,
-    token: Option<&str>,
+    server: &ServerArgs,
     spec: v1::ProblemSpec,
 ) -> anyhow::Result<(String, v1::Problem)> {
-    let mut c = connect(url, token).await?;
+    let mut c = connect(server).await?;
     let request_id = format!("solve-{:016x}", fnv1a(&format!("{spec:?}")));
     let id = c
         .submit(v1::SubmitRequest {

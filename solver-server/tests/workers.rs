@@ -1,7 +1,8 @@
 //! End to end with the real binaries: `solver-server` and one or two `solver-worker`
 //! processes on `127.0.0.1` solve empty (4, n, 7^tr) boards; a worker killed with SIGKILL, a
 //! worker stopped with SIGTERM, and a server restarted under running workers lose nothing; a
-//! worker whose server is gone stops at SIGTERM, also with a report it cannot send.
+//! worker whose server is gone stops at SIGTERM, also with a report it cannot send; tokens and
+//! TLS between the server, a worker and the `solver` client.
 //!
 //! Jobs get small node budgets so that every solve goes through many leases.
 
@@ -254,4 +255,97 @@ async fn workers_reconnect_to_a_restarted_server() {
     );
     let p = wait_solved(&mut s, &id, Duration::from_secs(300)).await;
     assert!(maker_wins(&p), "{p:?}");
+}
+
+/// A certificate authority and a certificate for `localhost` signed by it, written to `dir` as
+/// PEM files: (CA certificate, certificate, key).
+fn tls_files(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("CA params");
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_key = rcgen::KeyPair::generate().expect("CA key");
+    let ca = rcgen::CertifiedIssuer::self_signed(ca_params, ca_key).expect("CA certificate");
+    let key = rcgen::KeyPair::generate().expect("key");
+    let cert = rcgen::CertificateParams::new(vec!["localhost".to_owned()])
+        .expect("params")
+        .signed_by(&key, &ca)
+        .expect("certificate");
+    let paths = (
+        dir.join("ca.pem"),
+        dir.join("cert.pem"),
+        dir.join("key.pem"),
+    );
+    std::fs::write(&paths.0, ca.pem()).expect("write");
+    std::fs::write(&paths.1, cert.pem()).expect("write");
+    std::fs::write(&paths.2, key.serialize_pem()).expect("write");
+    paths
+}
+
+/// The server with both tokens and TLS: a worker and the `solver` client with the right token
+/// and the CA solve n = 9; a worker with a wrong token stops with an error, and a client
+/// without a token is refused.
+#[test]
+fn tokens_and_tls_from_end_to_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (ca, cert, key) = tls_files(dir.path());
+    let path = |p: &Path| p.to_str().expect("UTF-8 path").to_owned();
+    let (ca, cert, key) = (path(&ca), path(&cert), path(&key));
+    let (_server, addr) = start_server(
+        &dir.path().join("data"),
+        &[
+            "--worker-token",
+            "wt",
+            "--client-token",
+            "ct",
+            "--tls-cert",
+            &cert,
+            "--tls-key",
+            &key,
+        ],
+    );
+    let url = format!("https://{addr}");
+    let tls = ["--tls-ca", ca.as_str(), "--tls-domain", "localhost"];
+    let worker_with = |token: &str, name: &str| {
+        let mut args = vec![
+            "--server", &url, "--token", token, "--jobs", "1", "--name", name,
+        ];
+        args.extend_from_slice(&tls);
+        let args: Vec<OsString> = args.iter().map(Into::into).collect();
+        Proc::start(&workspace_bin("solver-worker"), &args)
+    };
+    let solver = |args: &[&str]| {
+        let out = std::process::Command::new(workspace_bin("solver"))
+            .args(args)
+            .args(["--server", &url])
+            .args(tls)
+            .env_remove("SOLVER_CLIENT_TOKEN")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run solver");
+        let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        (out.status, text(&out.stdout), text(&out.stderr))
+    };
+
+    let mut refused = worker_with("wrong", "refused");
+    let status = refused.wait_exit(Duration::from_secs(60));
+    assert!(
+        !status.success(),
+        "a wrong token stops the worker: {status}"
+    );
+    assert!(
+        refused
+            .seen
+            .iter()
+            .any(|l| l.contains("refused this worker")),
+        "{:#?}",
+        refused.seen
+    );
+
+    let (status, _, err) = solver(&["list"]);
+    assert!(!status.success(), "no token: refused");
+    assert!(err.contains("bearer token"), "{err}");
+
+    let _worker = worker_with("wt", "trusted");
+    let (status, out, err) = solver(&["seven", "solve", "--cols", "9", "--token", "ct"]);
+    assert!(status.success(), "{err}");
+    assert!(out.contains("winner:         maker"), "{out}");
 }

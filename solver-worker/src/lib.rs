@@ -35,7 +35,7 @@ use solver_proto::v1::{self, work_client::WorkClient};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint};
+use tonic::transport::{Channel, Endpoint};
 use tracing::{Instrument, field, info, info_span, warn};
 
 use job::{Help, JobContext, run_job};
@@ -187,12 +187,8 @@ fn connect(config: &Config) -> Result<Client, Error> {
         .keep_alive_timeout(KEEP_ALIVE)
         .keep_alive_while_idle(true);
     if let Some(ca) = &config.tls_ca {
-        let pem = std::fs::read(ca)
-            .map_err(|e| Error::Connection(format!("--tls-ca {}: {e}", ca.display())))?;
-        let mut tls = ClientTlsConfig::new().ca_certificate(Certificate::from_pem(pem));
-        if let Some(d) = &config.tls_domain {
-            tls = tls.domain_name(d.clone());
-        }
+        let tls = solver_proto::auth::client_tls(ca, config.tls_domain.as_deref())
+            .map_err(Error::Connection)?;
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|e| Error::Connection(format!("TLS: {e}")))?;

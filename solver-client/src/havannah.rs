@@ -10,10 +10,7 @@ use rand::seq::SliceRandom;
 use serde_json::{Value, json};
 use solver_core::games::havannah::{Board, Geometry, Kind, Layers, Player, Point, play_game};
 use solver_proto::convert::havannah::Query;
-use solver_proto::v1::{
-    CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell, rules_client::RulesClient,
-};
-use tonic::transport::Channel;
+use solver_proto::v1::{CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell};
 
 use crate::cli::{for_each_jsonl, usage};
 
@@ -49,6 +46,8 @@ pub struct CheckArgs {
     /// Ask this server (e.g. `http://127.0.0.1:50051`) instead of computing in-process.
     #[arg(long, value_name = "URL", env = "SOLVER_SERVER")]
     server: Option<String>,
+    #[command(flatten)]
+    access: crate::problems::Access,
 }
 
 /// Arguments of `solver havannah playout`.
@@ -76,18 +75,14 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
 /// Where queries are answered.
 enum Backend {
     Local,
-    Remote(RulesClient<Channel>),
+    Remote(Box<crate::problems::Rules>),
 }
 
 impl Backend {
-    async fn new(server: Option<&str>) -> anyhow::Result<Self> {
+    async fn new(server: Option<&str>, access: &crate::problems::Access) -> anyhow::Result<Self> {
         Ok(match server {
             None => Self::Local,
-            Some(url) => Self::Remote(
-                RulesClient::connect(url.to_string())
-                    .await
-                    .with_context(|| format!("cannot connect to {url}"))?,
-            ),
+            Some(url) => Self::Remote(Box::new(crate::problems::rules(url, access).await?)),
         })
     }
 
@@ -117,7 +112,7 @@ impl Backend {
 }
 
 async fn check(args: CheckArgs) -> anyhow::Result<()> {
-    let mut backend = Backend::new(args.server.as_deref()).await?;
+    let mut backend = Backend::new(args.server.as_deref(), &args.access).await?;
     if let Some(path) = &args.jsonl {
         let handle = tokio::runtime::Handle::current();
         return tokio::task::block_in_place(|| {

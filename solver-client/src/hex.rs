@@ -16,12 +16,10 @@ use serde_json::{Value, json};
 use solver_core::games::hex::Board;
 use solver_core::games::hex::pns;
 use solver_proto::convert::hex as conv;
-use solver_proto::v1::rules_client::RulesClient;
 use solver_proto::v1::{
     CheckHexWinRequest, CheckHexWinResponse, HexBoard, HexCell, HexColor, HexSolveStatus,
     SolveHexRequest, SolveHexResponse,
 };
-use tonic::transport::Channel;
 
 use crate::cli::{for_each_jsonl, server_error, usage};
 
@@ -40,6 +38,8 @@ pub enum Command {
         /// Ask this server (e.g. http://127.0.0.1:50051) instead of computing in-process.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        access: crate::problems::Access,
         /// Print JSON instead of the drawing (single-board form; --jsonl always prints JSON).
         #[arg(long)]
         json: bool,
@@ -70,6 +70,8 @@ pub enum Command {
         /// Ask this server instead of computing in-process.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        access: crate::problems::Access,
         /// Print JSON instead of the drawing (single-board form).
         #[arg(long)]
         json: bool,
@@ -107,18 +109,17 @@ enum Backend {
     /// `solver_core` in this process.
     Local,
     /// A `Rules` server.
-    Remote(RulesClient<Channel>),
+    Remote(Box<crate::problems::Rules>),
 }
 
 impl Backend {
-    async fn new(server: Option<String>) -> anyhow::Result<Backend> {
+    async fn new(
+        server: Option<String>,
+        access: &crate::problems::Access,
+    ) -> anyhow::Result<Backend> {
         Ok(match server {
             None => Backend::Local,
-            Some(url) => Backend::Remote(
-                RulesClient::connect(url.clone())
-                    .await
-                    .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?,
-            ),
+            Some(url) => Backend::Remote(Box::new(crate::problems::rules(&url, access).await?)),
         })
     }
 
@@ -167,9 +168,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             jsonl,
             board,
             server,
+            access,
             json,
         } => {
-            let mut backend = Backend::new(server).await?;
+            let mut backend = Backend::new(server, &access).await?;
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let req = CheckHexWinRequest {
@@ -199,9 +201,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             max_nodes,
             time_limit_ms,
             server,
+            access,
             json,
         } => {
-            let mut backend = Backend::new(server).await?;
+            let mut backend = Backend::new(server, &access).await?;
             let request = |board: HexBoard, to_move: HexColor| SolveHexRequest {
                 board: Some(board),
                 to_move: to_move.into(),

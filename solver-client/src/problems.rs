@@ -9,7 +9,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use solver_proto::auth::BearerToken;
-use solver_proto::v1::{self, solver_client::SolverClient};
+use solver_proto::v1::{self, rules_client::RulesClient, solver_client::SolverClient};
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
 use tonic::codegen::InterceptedService;
@@ -17,22 +17,29 @@ use tonic::transport::{Channel, Endpoint};
 
 use crate::cli::{server_error, usage};
 
+/// How to reach a server named by `--server`: its token and TLS (unused without a server, so
+/// that the variables may stay set).
+#[derive(Debug, Clone, Default, Args)]
+pub struct Access {
+    /// Bearer token for the server's Solver and Rules services (its --client-token).
+    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
+    /// PEM CA certificate to verify the server's TLS certificate with (an `https://` URL).
+    #[arg(long, env = "SOLVER_TLS_CA")]
+    pub tls_ca: Option<PathBuf>,
+    /// Domain name expected in the server's certificate (default: the URL's host).
+    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
+    pub tls_domain: Option<String>,
+}
+
 /// Where the coordinator is.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
     /// The coordinator's URL.
     #[arg(long, env = "SOLVER_SERVER", default_value = "http://127.0.0.1:50051")]
     pub server: String,
-    /// Bearer token for the Solver service (the server's --client-token).
-    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// PEM CA certificate to verify the coordinator's TLS certificate with (an `https://`
-    /// --server).
-    #[arg(long, env = "SOLVER_TLS_CA")]
-    pub tls_ca: Option<PathBuf>,
-    /// Domain name expected in the coordinator's certificate (default: the URL's host).
-    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
-    pub tls_domain: Option<String>,
+    #[command(flatten)]
+    pub access: Access,
 }
 
 impl ServerArgs {
@@ -40,9 +47,7 @@ impl ServerArgs {
     pub fn local(url: &str) -> Self {
         Self {
             server: url.to_owned(),
-            token: None,
-            tls_ca: None,
-            tls_domain: None,
+            access: Access::default(),
         }
     }
 }
@@ -71,26 +76,44 @@ pub struct ListArgs {
 
 type Client = SolverClient<InterceptedService<Channel, BearerToken>>;
 
-/// Connects to `server` (checked at once, so a wrong address is one clear error).
-pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {
-    let url = &server.server;
-    let mut endpoint = Endpoint::from_shared(url.clone())
+/// A channel to `url` with `access`'s TLS and token, connected at once (so a wrong address is
+/// one clear error).
+pub async fn channel(
+    url: &str,
+    access: &Access,
+) -> anyhow::Result<InterceptedService<Channel, BearerToken>> {
+    let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|e| usage(format!("--server {url:?}: {e}")))?
         .connect_timeout(Duration::from_secs(10));
-    if let Some(ca) = &server.tls_ca {
+    if let Some(ca) = &access.tls_ca {
         let tls =
-            solver_proto::auth::client_tls(ca, server.tls_domain.as_deref()).map_err(usage)?;
+            solver_proto::auth::client_tls(ca, access.tls_domain.as_deref()).map_err(usage)?;
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|e| usage(format!("--tls-ca: {e}")))?;
     }
-    let token = server.token.as_deref();
+    let token =
+        BearerToken::new(access.token.as_deref()).map_err(|e| usage(format!("--token: {e}")))?;
     let channel = endpoint
         .connect()
         .await
         .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?;
-    let token = BearerToken::new(token).map_err(|e| usage(format!("--token: {e}")))?;
-    Ok(SolverClient::with_interceptor(channel, token))
+    Ok(InterceptedService::new(channel, token))
+}
+
+/// A client of the `Rules` service at `url`.
+pub type Rules = RulesClient<InterceptedService<Channel, BearerToken>>;
+
+/// Connects to the `Rules` service at `url` (see [`channel`]).
+pub async fn rules(url: &str, access: &Access) -> anyhow::Result<Rules> {
+    Ok(RulesClient::new(channel(url, access).await?))
+}
+
+/// Connects to the coordinator (see [`channel`]).
+pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {
+    Ok(SolverClient::new(
+        channel(&server.server, &server.access).await?,
+    ))
 }
 
 /// Problem-management commands other than submit and solve.

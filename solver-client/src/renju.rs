@@ -14,12 +14,10 @@ use clap::Subcommand;
 use serde_json::{Value, json};
 use solver_core::games::renju::{Kind, Point, SIZE};
 use solver_proto::convert::renju as conv;
-use solver_proto::v1::rules_client::RulesClient;
 use solver_proto::v1::{
     CheckRenjuRequest, CheckRenjuResponse, RenjuColor, RenjuForbiddenMapRequest,
     RenjuForbiddenMapResponse, RenjuPoint,
 };
-use tonic::transport::Channel;
 
 use crate::cli::{for_each_jsonl, server_error, usage};
 
@@ -45,6 +43,8 @@ pub enum Command {
         /// Ask this server (e.g. http://127.0.0.1:50051) instead of computing in-process.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        access: crate::problems::Access,
         /// Print JSON instead of text (single-move form; --jsonl always prints JSON).
         #[arg(long)]
         json: bool,
@@ -60,6 +60,8 @@ pub enum Command {
         /// Ask this server instead of computing in-process.
         #[arg(long)]
         server: Option<String>,
+        #[command(flatten)]
+        access: crate::problems::Access,
         /// Print JSON instead of the marked board.
         #[arg(long)]
         json: bool,
@@ -104,18 +106,17 @@ enum Backend {
     /// `solver_core` in this process.
     Local,
     /// A `Rules` server.
-    Remote(RulesClient<Channel>),
+    Remote(Box<crate::problems::Rules>),
 }
 
 impl Backend {
-    async fn new(server: Option<String>) -> anyhow::Result<Backend> {
+    async fn new(
+        server: Option<String>,
+        access: &crate::problems::Access,
+    ) -> anyhow::Result<Backend> {
         Ok(match server {
             None => Backend::Local,
-            Some(url) => Backend::Remote(
-                RulesClient::connect(url.clone())
-                    .await
-                    .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?,
-            ),
+            Some(url) => Backend::Remote(Box::new(crate::problems::rules(&url, access).await?)),
         })
     }
 
@@ -160,9 +161,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Check {
             jsonl: Some(path),
             server,
+            access,
             ..
         } => {
-            let mut backend = Backend::new(server).await?;
+            let mut backend = Backend::new(server, &access).await?;
             check_jsonl(&path, &mut backend)
         }
         Command::Check {
@@ -171,9 +173,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             color,
             move_,
             server,
+            access,
             json,
         } => {
-            let mut backend = Backend::new(server).await?;
+            let mut backend = Backend::new(server, &access).await?;
             let rows = board.rows()?;
             let mv = move_.ok_or_else(|| usage("--move is required with --board"))?;
             let req = CheckRenjuRequest {
@@ -193,9 +196,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             jsonl,
             board,
             server,
+            access,
             json,
         } => {
-            let mut backend = Backend::new(server).await?;
+            let mut backend = Backend::new(server, &access).await?;
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let rows = parse_board(v)?;

@@ -99,17 +99,8 @@ pub struct SolveArgs {
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
     #[arg(long)]
     pub server: Option<String>,
-    /// Bearer token for --server (its --client-token; unused without --server, so that the
-    /// variable may stay set for the other commands).
-    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
-    /// PEM CA certificate to verify --server's TLS certificate with (an `https://` URL; unused
-    /// without --server).
-    #[arg(long, env = "SOLVER_TLS_CA")]
-    pub tls_ca: Option<std::path::PathBuf>,
-    /// Domain name expected in --server's certificate (default: the URL's host).
-    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
-    pub tls_domain: Option<String>,
+    #[command(flatten)]
+    pub access: crate::problems::Access,
     /// The embedded coordinator's RocksDB data directory; a rerun on it resumes the solve.
     #[arg(long, default_value = "solver-data")]
     pub data_dir: std::path::PathBuf,
@@ -378,9 +369,7 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
                 .clone()
                 .map(|server| crate::problems::ServerArgs {
                     server,
-                    token: args.token.clone(),
-                    tls_ca: args.tls_ca.clone(),
-                    tls_domain: args.tls_domain.clone(),
+                    access: args.access.clone(),
                 }),
             data_dir: args.data_dir.clone(),
             workers: args.workers.unwrap_or_else(|| {

@@ -281,8 +281,8 @@ fn tls_files(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf, std::path::
 }
 
 /// The server with both tokens and TLS: a worker and the `solver` client with the right token
-/// and the CA solve n = 9; a worker with a wrong token stops with an error, and a client
-/// without a token is refused.
+/// and the CA solve n = 9, and the client's win queries go through; a worker with a wrong
+/// token stops with an error, and a client without a token is refused.
 #[test]
 fn tokens_and_tls_from_end_to_end() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -343,6 +343,11 @@ fn tokens_and_tls_from_end_to_end() {
     let (status, _, err) = solver(&["list"]);
     assert!(!status.success(), "no token: refused");
     assert!(err.contains("bearer token"), "{err}");
+
+    // The Rules service answers win queries through the same checks.
+    let (status, out, err) = solver(&["hex", "check", "--empty", "3", "--json", "--token", "ct"]);
+    assert!(status.success(), "{err}");
+    assert!(out.contains("\"connected\""), "{out}");
 
     let _worker = worker_with("wt", "trusted");
     let (status, out, err) = solver(&["seven", "solve", "--cols", "9", "--token", "ct"]);

@@ -34,21 +34,45 @@ impl tonic::service::Interceptor for BearerToken {
     }
 }
 
-/// The TLS settings of a client that verifies the server's certificate against the PEM CA
-/// certificate in the file `ca` (`--tls-ca`), expecting `domain` in it (`--tls-domain`; by
-/// default the URL's host).
+/// The TLS settings of a client of the server at `url`: with an `https://` URL, verify the
+/// server's certificate against the PEM CA certificate in the file `ca` (`--tls-ca`),
+/// expecting `domain` in it (`--tls-domain`; by default the URL's host); with `http://`, none.
 ///
 /// # Errors
-/// A message naming the file when it cannot be read.
+/// A message when `url` is `https://` without `ca` (there are no built-in roots), when `ca` is
+/// given for an `http://` URL (the token would travel in plain text), or when the file cannot
+/// be read or holds no PEM certificate.
 pub fn client_tls(
-    ca: &std::path::Path,
+    url: &str,
+    ca: Option<&std::path::Path>,
     domain: Option<&str>,
-) -> Result<tonic::transport::ClientTlsConfig, String> {
+) -> Result<Option<tonic::transport::ClientTlsConfig>, String> {
+    let https = url.starts_with("https://");
+    let ca = match (https, ca) {
+        (false, None) => return Ok(None),
+        (true, None) => {
+            return Err(format!(
+                "{url} is https://: give --tls-ca, the PEM CA certificate to verify the server with"
+            ));
+        }
+        (false, Some(_)) => {
+            return Err(format!(
+                "--tls-ca is given but {url} is not https://: use https:// (over http the token travels in plain text)"
+            ));
+        }
+        (true, Some(ca)) => ca,
+    };
     let pem = std::fs::read(ca).map_err(|e| format!("--tls-ca {}: {e}", ca.display()))?;
+    if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+        return Err(format!(
+            "--tls-ca {}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
+            ca.display()
+        ));
+    }
     let tls = tonic::transport::ClientTlsConfig::new()
         .ca_certificate(tonic::transport::Certificate::from_pem(pem));
-    Ok(match domain {
+    Ok(Some(match domain {
         Some(d) => tls.domain_name(d),
         None => tls,
-    })
+    }))
 }

@@ -103,3 +103,15 @@ pub fn server_error(status: tonic::Status) -> anyhow::Error {
         anyhow::anyhow!(line)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own checks of the grammar (duplicate names, requirements naming no argument),
+    /// which otherwise run only when a command is parsed in a debug build.
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

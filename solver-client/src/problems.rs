@@ -27,8 +27,9 @@ pub struct Access {
     /// PEM CA certificate to verify the server's TLS certificate with (an `https://` URL).
     #[arg(long, env = "SOLVER_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
-    /// Domain name expected in the server's certificate (default: the URL's host).
-    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
+    /// Domain name expected in the server's certificate (default: the URL's host; unused
+    /// without --tls-ca).
+    #[arg(long, env = "SOLVER_TLS_DOMAIN")]
     pub tls_domain: Option<String>,
 }
 
@@ -85,9 +86,10 @@ pub async fn channel(
     let mut endpoint = Endpoint::from_shared(url.to_owned())
         .map_err(|e| usage(format!("--server {url:?}: {e}")))?
         .connect_timeout(Duration::from_secs(10));
-    if let Some(ca) = &access.tls_ca {
-        let tls =
-            solver_proto::auth::client_tls(ca, access.tls_domain.as_deref()).map_err(usage)?;
+    let tls =
+        solver_proto::auth::client_tls(url, access.tls_ca.as_deref(), access.tls_domain.as_deref())
+            .map_err(usage)?;
+    if let Some(tls) = tls {
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|e| usage(format!("--tls-ca: {e}")))?;
@@ -97,7 +99,7 @@ pub async fn channel(
     let channel = endpoint
         .connect()
         .await
-        .map_err(|e| anyhow::anyhow!("cannot connect to {url}: {e}"))?;
+        .map_err(|e| anyhow::Error::new(e).context(format!("cannot connect to {url}")))?;
     Ok(InterceptedService::new(channel, token))
 }
 

@@ -344,13 +344,34 @@ fn tokens_and_tls_from_end_to_end() {
     assert!(!status.success(), "no token: refused");
     assert!(err.contains("bearer token"), "{err}");
 
-    // The Rules service answers win queries through the same checks.
-    let (status, out, err) = solver(&["hex", "check", "--empty", "3", "--json", "--token", "ct"]);
+    // The Rules service answers win queries through the same checks (refused without the
+    // token: they are asked of the server, not computed here).
+    let hex = ["hex", "check", "--empty", "3", "--json"];
+    let (status, _, err) = solver(&hex);
+    assert!(!status.success() && err.contains("bearer token"), "{err}");
+    let (status, out, err) = solver(&[&hex[..], &["--token", "ct"]].concat());
     assert!(status.success(), "{err}");
     assert!(out.contains("\"connected\""), "{out}");
+
+    // A plain http:// URL with a CA is a usage error, not a silent downgrade.
+    let out = std::process::Command::new(workspace_bin("solver"))
+        .args([
+            "list",
+            "--server",
+            &format!("http://{addr}"),
+            "--tls-ca",
+            &ca,
+        ])
+        .output()
+        .expect("run solver");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not https://"));
 
     let _worker = worker_with("wt", "trusted");
     let (status, out, err) = solver(&["seven", "solve", "--cols", "9", "--token", "ct"]);
     assert!(status.success(), "{err}");
     assert!(out.contains("winner:         maker"), "{out}");
+    let (status, out, err) = solver(&["list", "--token", "ct"]);
+    assert!(status.success(), "{err}");
+    assert!(out.contains("solved"), "the problem is the server's: {out}");
 }

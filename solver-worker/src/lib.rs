@@ -186,9 +186,13 @@ fn connect(config: &Config) -> Result<Client, Error> {
         .http2_keep_alive_interval(KEEP_ALIVE)
         .keep_alive_timeout(KEEP_ALIVE)
         .keep_alive_while_idle(true);
-    if let Some(ca) = &config.tls_ca {
-        let tls = solver_proto::auth::client_tls(ca, config.tls_domain.as_deref())
-            .map_err(Error::Connection)?;
+    let tls = solver_proto::auth::client_tls(
+        &config.server,
+        config.tls_ca.as_deref(),
+        config.tls_domain.as_deref(),
+    )
+    .map_err(Error::Connection)?;
+    if let Some(tls) = tls {
         endpoint = endpoint
             .tls_config(tls)
             .map_err(|e| Error::Connection(format!("TLS: {e}")))?;

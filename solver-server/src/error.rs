@@ -15,7 +15,7 @@ pub enum Error {
     #[error("{0}")]
     FailedPrecondition(String),
     /// The server cannot take the request now (draining, or stopping after a failure of its
-    /// store).
+    /// store or a panic while a request changed its state).
     #[error("{0}")]
     Unavailable(String),
     /// The entity to create exists already with other contents (a reused request id).

@@ -74,13 +74,14 @@ pub enum RunError {
 /// that the remaining connections are dropped); then the store is flushed and closed before
 /// this returns. `config.addr` is not used: `listener` is already bound.
 ///
-/// A failure of the store while serving (a read or a write) stops the server the same way,
-/// and then `run` returns [`RunError::StoreFailed`].
+/// A failure of the store while serving (a read or a write), or a panic while a request
+/// changed the coordinator's state, stops the server the same way, and then `run` returns
+/// [`RunError::StoreFailed`].
 ///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
 /// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::StoreFailed`]
-/// after a failure of the store while serving.
+/// after a failure of the store (or a panic) while serving.
 pub async fn run(
     config: Config,
     listener: TcpListener,
@@ -200,7 +201,7 @@ pub async fn serve(
     Ok(())
 }
 
-/// Expires overdue leases every [`SWEEP_INTERVAL`] until `stop`, or a failure of the store.
+/// Expires overdue leases every [`SWEEP_INTERVAL`] until `stop`, or the coordinator's failure.
 async fn sweep(coordinator: Arc<Coordinator>, stop: CancellationToken) {
     let mut tick = tokio::time::interval(SWEEP_INTERVAL);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

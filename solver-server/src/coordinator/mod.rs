@@ -74,8 +74,9 @@ const JOB_ID_BLOCK: u64 = 100_000;
 /// target is remembered, so a late report's value still lands. Oldest forgotten first.
 const MAX_ORPHANS: usize = 100_000;
 
-/// The coordinator. Cheap to share: wrap it in an `Arc`. After a failure of its store every
-/// method answers `UNAVAILABLE` ([`Coordinator::failure`]).
+/// The coordinator. Cheap to share: wrap it in an `Arc`. After a failure of its store, or a
+/// panic while a request changed its state, every method answers `UNAVAILABLE`
+/// ([`Coordinator::failure`]).
 #[derive(Debug)]
 pub struct Coordinator {
     state: Mutex<State>,
@@ -84,7 +85,8 @@ pub struct Coordinator {
     /// Woken when leaves may have become free (a submit, a report, an abandon, an expiry):
     /// leases waiting for work ([`Coordinator::lease_or_wait`]) try again.
     work: tokio::sync::Notify,
-    /// Fired by the first failure of the store ([`Coordinator::failure`]).
+    /// Fired by the first failure of the store or panic under the lock
+    /// ([`Coordinator::failure`]).
     failed: CancellationToken,
 }
 
@@ -339,10 +341,7 @@ impl Coordinator {
     /// included.
     fn lock(&self) -> Result<MutexGuard<'_, State>, Error> {
         let st = self.state.lock().unwrap_or_else(|poisoned| {
-            if !self.failed.is_cancelled() {
-                error!("a request panicked while changing the state: refusing every request and stopping");
-            }
-            self.failed.cancel();
+            fail(&self.failed, "a request panicked while changing the state");
             poisoned.into_inner()
         });
         if self.failed.is_cancelled() {
@@ -373,13 +372,18 @@ struct FailStop {
 impl FailStop {
     fn check<T>(&self, r: Result<T, StoreError>) -> Result<T, StoreError> {
         if let Err(e) = &r {
-            if !self.failed.is_cancelled() {
-                error!(error = %e, "the store failed: refusing every request and stopping");
-            }
-            self.failed.cancel();
+            fail(&self.failed, &format!("the store failed: {e}"));
         }
         r
     }
+}
+
+/// Fires `failed` ([`Coordinator::failure`]), logging `why` the first time.
+fn fail(failed: &CancellationToken, why: &str) {
+    if !failed.is_cancelled() {
+        error!("{why}: refusing every request and stopping");
+    }
+    failed.cancel();
 }
 
 impl Store for FailStop {

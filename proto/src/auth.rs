@@ -34,22 +34,28 @@ impl tonic::service::Interceptor for BearerToken {
     }
 }
 
-/// The TLS settings of a client of the server at `url`: with an `https://` URL, verify the
-/// server's certificate against the PEM CA certificate in the file `ca` (`--tls-ca`),
-/// expecting `domain` in it (`--tls-domain`; by default the URL's host); with `http://`, none.
+/// The first line of a PEM certificate.
+const PEM_CERTIFICATE: &[u8] = b"-----BEGIN CERTIFICATE-----";
+
+/// An endpoint for the server at `url` (`--server`), not connected yet. With an `https://` URL
+/// it verifies the server's certificate against the PEM CA certificate in the file `ca`
+/// (`--tls-ca`), expecting `domain` in it (`--tls-domain`; by default the URL's host); with
+/// `http://`, no TLS.
 ///
 /// # Errors
-/// A message when `url` is `https://` without `ca` (there are no built-in roots), when `ca` is
-/// given for an `http://` URL (the token would travel in plain text), or when the file cannot
-/// be read or holds no PEM certificate.
-pub fn client_tls(
+/// A message naming the option: a `url` that is not a URI; `https://` without `ca` (there are
+/// no built-in roots); `ca` with an `http://` URL (the token would travel in plain text); a
+/// `ca` file that cannot be read or holds no PEM certificate.
+pub fn endpoint(
     url: &str,
     ca: Option<&std::path::Path>,
     domain: Option<&str>,
-) -> Result<Option<tonic::transport::ClientTlsConfig>, String> {
+) -> Result<tonic::transport::Endpoint, String> {
+    let endpoint = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .map_err(|e| format!("--server {url:?}: {e}"))?;
     let https = url.starts_with("https://");
     let ca = match (https, ca) {
-        (false, None) => return Ok(None),
+        (false, None) => return Ok(endpoint),
         (true, None) => {
             return Err(format!(
                 "{url} is https://: give --tls-ca, the PEM CA certificate to verify the server with"
@@ -63,7 +69,10 @@ pub fn client_tls(
         (true, Some(ca)) => ca,
     };
     let pem = std::fs::read(ca).map_err(|e| format!("--tls-ca {}: {e}", ca.display()))?;
-    if !pem.windows(27).any(|w| w == b"-----BEGIN CERTIFICATE-----") {
+    if !pem
+        .windows(PEM_CERTIFICATE.len())
+        .any(|w| w == PEM_CERTIFICATE)
+    {
         return Err(format!(
             "--tls-ca {}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it",
             ca.display()
@@ -71,8 +80,11 @@ pub fn client_tls(
     }
     let tls = tonic::transport::ClientTlsConfig::new()
         .ca_certificate(tonic::transport::Certificate::from_pem(pem));
-    Ok(Some(match domain {
+    let tls = match domain {
         Some(d) => tls.domain_name(d),
         None => tls,
-    }))
+    };
+    endpoint
+        .tls_config(tls)
+        .map_err(|e| format!("--tls-ca {}: {e}", ca.display()))
 }

@@ -13,7 +13,7 @@ use solver_proto::v1::{self, rules_client::RulesClient, solver_client::SolverCli
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 
 use crate::cli::{server_error, usage};
 
@@ -83,17 +83,10 @@ pub async fn channel(
     url: &str,
     access: &Access,
 ) -> anyhow::Result<InterceptedService<Channel, BearerToken>> {
-    let mut endpoint = Endpoint::from_shared(url.to_owned())
-        .map_err(|e| usage(format!("--server {url:?}: {e}")))?
-        .connect_timeout(Duration::from_secs(10));
-    let tls =
-        solver_proto::auth::client_tls(url, access.tls_ca.as_deref(), access.tls_domain.as_deref())
-            .map_err(usage)?;
-    if let Some(tls) = tls {
-        endpoint = endpoint
-            .tls_config(tls)
-            .map_err(|e| usage(format!("--tls-ca: {e}")))?;
-    }
+    let endpoint =
+        solver_proto::auth::endpoint(url, access.tls_ca.as_deref(), access.tls_domain.as_deref())
+            .map_err(usage)?
+            .connect_timeout(Duration::from_secs(10));
     let token =
         BearerToken::new(access.token.as_deref()).map_err(|e| usage(format!("--token: {e}")))?;
     let channel = endpoint

@@ -14,12 +14,12 @@
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
 //! jittered exponential backoff, reset on success, each attempt given up after 10 s (HTTP/2
 //! pings every 10 s notice a coordinator gone silent); a job that fails (bad bytes, a panic
-//! inside the search) is reported as failed and the worker goes on. Shutdown has two stages,
-//! driven by two tokens: `graceful` finishes the running jobs (helpers help them to their
-//! end), leases nothing new and stops retrying a coordinator that is away (a report, once the
-//! job's lease has had time to run out); `abort` stops the
-//! searches and hands their jobs back (`Abandon`) so the coordinator re-leases them at once
-//! (a search that solved its leaf before it noticed is reported instead, in one attempt).
+//! inside the search) is reported as failed and the worker goes on. Shutdown has two
+//! stages, driven by two tokens: `graceful` finishes the running jobs (helpers help them to
+//! their end), leases nothing new and stops retrying a coordinator that is away (a report,
+//! once the job's lease has had time to run out); `abort` stops the searches and hands
+//! their jobs back (`Abandon`) so the coordinator re-leases them at once (a search that
+//! solved its leaf before it noticed is reported instead, in one attempt).
 
 pub mod job;
 
@@ -35,7 +35,7 @@ use solver_proto::v1::{self, work_client::WorkClient};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
 use tonic::codegen::InterceptedService;
-use tonic::transport::{Channel, Endpoint};
+use tonic::transport::Channel;
 use tracing::{Instrument, field, info, info_span, warn};
 
 use job::{Help, JobContext, run_job};
@@ -77,7 +77,8 @@ pub struct Config {
     #[arg(long, env = "SOLVER_WORKER_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
 
-    /// PEM CA certificate to verify the coordinator's TLS certificate with.
+    /// PEM CA certificate to verify the coordinator's TLS certificate with (an `https://`
+    /// --server needs it; an `http://` one refuses it).
     #[arg(long, env = "SOLVER_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
 
@@ -175,28 +176,21 @@ async fn pause(wait: Duration, stop: &CancellationToken) -> bool {
 }
 
 fn connect(config: &Config) -> Result<Client, Error> {
-    let mut endpoint = Endpoint::from_shared(config.server.clone())
-        .map_err(|e| Error::Connection(format!("--server {:?}: {e}", config.server)))?
-        .connect_timeout(Duration::from_secs(5))
-        .tcp_nodelay(true)
-        // A coordinator that vanished without closing the connection (its host down, a network
-        // cut) fails the calls under way within KEEP_ALIVE * 2 instead of the operating
-        // system's TCP timeout (a quarter of an hour or more): leases and reports are retried,
-        // heartbeats skipped.
-        .http2_keep_alive_interval(KEEP_ALIVE)
-        .keep_alive_timeout(KEEP_ALIVE)
-        .keep_alive_while_idle(true);
-    let tls = solver_proto::auth::client_tls(
+    let endpoint = solver_proto::auth::endpoint(
         &config.server,
         config.tls_ca.as_deref(),
         config.tls_domain.as_deref(),
     )
-    .map_err(Error::Connection)?;
-    if let Some(tls) = tls {
-        endpoint = endpoint
-            .tls_config(tls)
-            .map_err(|e| Error::Connection(format!("TLS: {e}")))?;
-    }
+    .map_err(Error::Connection)?
+    .connect_timeout(Duration::from_secs(5))
+    .tcp_nodelay(true)
+    // A coordinator that vanished without closing the connection (its host down, a network
+    // cut) fails the calls under way within KEEP_ALIVE * 2 instead of the operating
+    // system's TCP timeout (a quarter of an hour or more): leases and reports are retried,
+    // heartbeats skipped.
+    .http2_keep_alive_interval(KEEP_ALIVE)
+    .keep_alive_timeout(KEEP_ALIVE)
+    .keep_alive_while_idle(true);
     let token = BearerToken::new(config.token.as_deref())
         .map_err(|e| Error::Connection(format!("--token: {e}")))?;
     Ok(WorkClient::with_interceptor(endpoint.connect_lazy(), token)
@@ -577,8 +571,7 @@ impl Slot {
         match within(ABANDON_TIMEOUT, client.report(report)).await {
             Ok(r) => {
                 info!(applied = r.get_ref().applied, "job reported");
-                self.summary.jobs_done.fetch_add(1, Ordering::Relaxed);
-                self.summary.nodes.fetch_add(nodes, Ordering::Relaxed);
+                self.count_reported(false, nodes);
             }
             Err(s) => {
                 warn!(code = ?s.code(), error = s.message(), "report failed on abort");
@@ -618,6 +611,11 @@ impl Slot {
                 return;
             }
         }
+        self.count_reported(failed, nodes);
+    }
+
+    /// Counts a job the coordinator took the report of: done or failed, and its nodes.
+    fn count_reported(&self, failed: bool, nodes: u64) {
         let counter = if failed {
             &self.summary.jobs_failed
         } else {

@@ -44,7 +44,7 @@ pub struct CheckArgs {
     #[arg(long)]
     player: Option<u32>,
     /// Ask this server (e.g. `http://127.0.0.1:50051`) instead of computing in-process.
-    #[arg(long, value_name = "URL", env = "SOLVER_SERVER")]
+    #[arg(long, value_name = "URL")]
     server: Option<String>,
     #[command(flatten)]
     access: crate::problems::Access,

@@ -12,6 +12,9 @@ const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/r
 fn solver(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_solver"))
         .args(args)
+        // The problem commands' default server: the win queries answer in-process without
+        // `--server`, whatever it is set to.
+        .env("SOLVER_SERVER", "http://127.0.0.1:9")
         .output()
         .expect("the binary runs")
 }

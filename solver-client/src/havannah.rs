@@ -43,11 +43,8 @@ pub struct CheckArgs {
     /// The mover, 1 or 2.
     #[arg(long)]
     player: Option<u32>,
-    /// Ask this server (e.g. `http://127.0.0.1:50051`) instead of computing in-process.
-    #[arg(long, value_name = "URL")]
-    server: Option<String>,
     #[command(flatten)]
-    access: crate::problems::Access,
+    remote: crate::problems::Remote,
 }
 
 /// Arguments of `solver havannah playout`.
@@ -79,10 +76,10 @@ enum Backend {
 }
 
 impl Backend {
-    async fn new(server: Option<&str>, access: &crate::problems::Access) -> anyhow::Result<Self> {
-        Ok(match server {
+    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Self> {
+        Ok(match remote.rules().await? {
             None => Self::Local,
-            Some(url) => Self::Remote(Box::new(crate::problems::rules(url, access).await?)),
+            Some(rules) => Self::Remote(Box::new(rules)),
         })
     }
 
@@ -112,7 +109,7 @@ impl Backend {
 }
 
 async fn check(args: CheckArgs) -> anyhow::Result<()> {
-    let mut backend = Backend::new(args.server.as_deref(), &args.access).await?;
+    let mut backend = Backend::new(&args.remote).await?;
     if let Some(path) = &args.jsonl {
         let handle = tokio::runtime::Handle::current();
         return tokio::task::block_in_place(|| {

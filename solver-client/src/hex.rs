@@ -35,11 +35,8 @@ pub enum Command {
         jsonl: Option<PathBuf>,
         #[command(flatten)]
         board: BoardArgs,
-        /// Ask this server (e.g. http://127.0.0.1:50051) instead of computing in-process.
-        #[arg(long)]
-        server: Option<String>,
         #[command(flatten)]
-        access: crate::problems::Access,
+        remote: crate::problems::Remote,
         /// Print JSON instead of the drawing (single-board form; --jsonl always prints JSON).
         #[arg(long)]
         json: bool,
@@ -67,11 +64,8 @@ pub enum Command {
         /// Give up ("unknown") after this many milliseconds; 0 = 10 000.
         #[arg(long, default_value_t = 0)]
         time_limit_ms: u64,
-        /// Ask this server instead of computing in-process.
-        #[arg(long)]
-        server: Option<String>,
         #[command(flatten)]
-        access: crate::problems::Access,
+        remote: crate::problems::Remote,
         /// Print JSON instead of the drawing (single-board form).
         #[arg(long)]
         json: bool,
@@ -113,13 +107,10 @@ enum Backend {
 }
 
 impl Backend {
-    async fn new(
-        server: Option<String>,
-        access: &crate::problems::Access,
-    ) -> anyhow::Result<Backend> {
-        Ok(match server {
+    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Backend> {
+        Ok(match remote.rules().await? {
             None => Backend::Local,
-            Some(url) => Backend::Remote(Box::new(crate::problems::rules(&url, access).await?)),
+            Some(rules) => Backend::Remote(Box::new(rules)),
         })
     }
 
@@ -167,11 +158,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Check {
             jsonl,
             board,
-            server,
-            access,
+            remote,
             json,
         } => {
-            let mut backend = Backend::new(server, &access).await?;
+            let mut backend = Backend::new(&remote).await?;
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let req = CheckHexWinRequest {
@@ -200,11 +190,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             all_moves,
             max_nodes,
             time_limit_ms,
-            server,
-            access,
+            remote,
             json,
         } => {
-            let mut backend = Backend::new(server, &access).await?;
+            let mut backend = Backend::new(&remote).await?;
             let request = |board: HexBoard, to_move: HexColor| SolveHexRequest {
                 board: Some(board),
                 to_move: to_move.into(),

@@ -33,6 +33,28 @@ pub struct Access {
     pub tls_domain: Option<String>,
 }
 
+/// Where a win query (`solver havannah`, `hex`, `renju`) is answered: in this process, or by
+/// the `Rules` service of `--server` (not `$SOLVER_SERVER`, the problem commands' default).
+#[derive(Debug, Clone, Args)]
+pub struct Remote {
+    /// Ask this server (e.g. `http://127.0.0.1:50051`) instead of computing in-process.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    #[command(flatten)]
+    pub access: Access,
+}
+
+impl Remote {
+    /// The `Rules` service of `--server`, connected (see [`channel`]); `None` without
+    /// `--server`.
+    pub async fn rules(&self) -> anyhow::Result<Option<Rules>> {
+        Ok(match &self.server {
+            None => None,
+            Some(url) => Some(RulesClient::new(channel(url, &self.access).await?)),
+        })
+    }
+}
+
 /// Where the coordinator is.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {
@@ -96,13 +118,8 @@ pub async fn channel(
     Ok(InterceptedService::new(channel, token))
 }
 
-/// A client of the `Rules` service at `url`.
+/// A client of a server's `Rules` service ([`Remote::rules`]).
 pub type Rules = RulesClient<InterceptedService<Channel, BearerToken>>;
-
-/// Connects to the `Rules` service at `url` (see [`channel`]).
-pub async fn rules(url: &str, access: &Access) -> anyhow::Result<Rules> {
-    Ok(RulesClient::new(channel(url, access).await?))
-}
 
 /// Connects to the coordinator (see [`channel`]).
 pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {

@@ -40,11 +40,8 @@ pub enum Command {
         /// The move as a name like H8, or row,col (0-based, row 0 = top).
         #[arg(long = "move", id = "move_")]
         move_: Option<String>,
-        /// Ask this server (e.g. http://127.0.0.1:50051) instead of computing in-process.
-        #[arg(long)]
-        server: Option<String>,
         #[command(flatten)]
-        access: crate::problems::Access,
+        remote: crate::problems::Remote,
         /// Print JSON instead of text (single-move form; --jsonl always prints JSON).
         #[arg(long)]
         json: bool,
@@ -57,11 +54,8 @@ pub enum Command {
         jsonl: Option<PathBuf>,
         #[command(flatten)]
         board: BoardArgs,
-        /// Ask this server instead of computing in-process.
-        #[arg(long)]
-        server: Option<String>,
         #[command(flatten)]
-        access: crate::problems::Access,
+        remote: crate::problems::Remote,
         /// Print JSON instead of the marked board.
         #[arg(long)]
         json: bool,
@@ -110,13 +104,10 @@ enum Backend {
 }
 
 impl Backend {
-    async fn new(
-        server: Option<String>,
-        access: &crate::problems::Access,
-    ) -> anyhow::Result<Backend> {
-        Ok(match server {
+    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Backend> {
+        Ok(match remote.rules().await? {
             None => Backend::Local,
-            Some(url) => Backend::Remote(Box::new(crate::problems::rules(&url, access).await?)),
+            Some(rules) => Backend::Remote(Box::new(rules)),
         })
     }
 
@@ -160,11 +151,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
     match cmd {
         Command::Check {
             jsonl: Some(path),
-            server,
-            access,
+            remote,
             ..
         } => {
-            let mut backend = Backend::new(server, &access).await?;
+            let mut backend = Backend::new(&remote).await?;
             check_jsonl(&path, &mut backend)
         }
         Command::Check {
@@ -172,11 +162,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             board,
             color,
             move_,
-            server,
-            access,
+            remote,
             json,
         } => {
-            let mut backend = Backend::new(server, &access).await?;
+            let mut backend = Backend::new(&remote).await?;
             let rows = board.rows()?;
             let mv = move_.ok_or_else(|| usage("--move is required with --board"))?;
             let req = CheckRenjuRequest {
@@ -195,11 +184,10 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
         Command::Map {
             jsonl,
             board,
-            server,
-            access,
+            remote,
             json,
         } => {
-            let mut backend = Backend::new(server, &access).await?;
+            let mut backend = Backend::new(&remote).await?;
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let rows = parse_board(v)?;

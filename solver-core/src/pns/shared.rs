@@ -167,7 +167,7 @@ fn unpin<G: Game>(s: &mut Search<G>, root: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pns::{NodeType, Value};
+    use crate::pns::{NodeType, Number, Value};
     use std::collections::HashMap;
 
     /// A random game tree given by its seed: each node has 2..=5 moves, leaves at depth 14 or
@@ -360,6 +360,90 @@ mod tests {
             shared.lock().expect("no panic").assert_consistent();
         }
         assert!(moved > 5, "{moved} roots showed virtual numbers");
+    }
+
+    /// [`Random`], whose game code panics at depth 2 while `fuse` says so: 1 in
+    /// [`Game::children`] (outside the lock), 2 in [`Game::estimate_children`] (under it).
+    #[derive(Clone, Debug)]
+    struct Fragile {
+        game: Random,
+        fuse: std::sync::Arc<std::sync::atomic::AtomicU8>,
+    }
+
+    impl Fragile {
+        fn blows(&self, at: u8) -> bool {
+            self.game.depth == 2 && self.fuse.load(Ordering::Relaxed) == at
+        }
+    }
+
+    impl Game for Fragile {
+        type Key = (u64, u32);
+        type Move = u64;
+        fn node_type(&self) -> NodeType {
+            self.game.node_type()
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            self.game.simplify()
+        }
+        fn children(&self) -> Vec<(u64, Self)> {
+            assert!(!self.blows(1), "children at depth 2");
+            let wrap = |(m, game)| {
+                let fuse = self.fuse.clone();
+                (m, Fragile { game, fuse })
+            };
+            self.game.children().into_iter().map(wrap).collect()
+        }
+        fn key(&self) -> (u64, u32) {
+            self.game.key()
+        }
+        fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
+            assert!(!self.blows(2), "estimates at depth 2");
+            children.iter().map(|c| c.game.estimate()).collect()
+        }
+    }
+
+    fn fragile(seed: u64, fuse: u8) -> Fragile {
+        Fragile {
+            game: Random { id: seed, depth: 0 },
+            fuse: std::sync::Arc::new(std::sync::atomic::AtomicU8::new(fuse)),
+        }
+    }
+
+    #[test]
+    fn a_panic_outside_the_lock_reaches_the_caller_and_leaves_the_search_usable() {
+        let root = fragile(3, 1);
+        let shared = Shared::new(Search::new(root.clone()));
+        let nodes = AtomicU64::new(0);
+        let run = || shared.run(root.clone(), &Limits::default(), &nodes);
+        let panic = catch_unwind(AssertUnwindSafe(run)).expect_err("the game's panic");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"children at depth 2"));
+        {
+            let s = shared.lock().expect("the lock is not poisoned");
+            assert!(s.pins.is_empty(), "the run let go of its root");
+            s.assert_consistent();
+            s.assert_numbers_consistent();
+        }
+        root.fuse.store(0, Ordering::Relaxed);
+        let out = run().expect("no panic");
+        assert_eq!(out, Outcome::Solved(root.game.solve()));
+    }
+
+    #[test]
+    fn a_panic_under_the_lock_poisons_the_search_for_every_thread() {
+        let root = fragile(3, 2);
+        let shared = Shared::new(Search::new(root.clone()));
+        let nodes = AtomicU64::new(0);
+        let run = || shared.run(root.clone(), &Limits::default(), &nodes);
+        std::thread::scope(|scope| {
+            let panicked = scope.spawn(run).join().expect_err("the game's panic");
+            assert_eq!(
+                panicked.downcast_ref::<&str>(),
+                Some(&"estimates at depth 2")
+            );
+        });
+        root.fuse.store(0, Ordering::Relaxed);
+        assert_eq!(run(), Err(Poisoned));
+        assert!(matches!(shared.lock(), Err(Poisoned)));
     }
 
     #[test]

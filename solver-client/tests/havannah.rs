@@ -1,53 +1,17 @@
 //! `solver havannah`: the in-process JSON-lines and human forms, playouts, and bad input
 //! (exit code 2).
 
-use std::process::{Command, Output};
+mod common;
 
+use common::{json_lines, records, solver, stdout, testdata};
 use serde_json::Value;
-
-const DATA: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/testdata/havannah/"
-);
-
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(args)
-        // The problem commands' default server: the win queries answer in-process without
-        // `--server`, whatever it is set to.
-        .env("SOLVER_SERVER", "http://127.0.0.1:9")
-        .output()
-        .expect("run solver")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn lines(path: &str) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .expect("test data")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
-}
 
 #[test]
 fn check_jsonl_answers_every_line_in_order() {
     for file in ["tricky.jsonl", "multi_kind.jsonl"] {
-        let path = format!("{DATA}{file}");
-        let out = solver(&["havannah", "check", "--jsonl", &path]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let answers: Vec<Value> = stdout(&out)
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("JSON answer"))
-            .collect();
-        let inputs = lines(&path);
+        let path = testdata("havannah", file);
+        let answers = json_lines(&solver(&["havannah", "check", "--jsonl", &path]));
+        let inputs = records(&path);
         assert_eq!(answers.len(), inputs.len());
         for (q, a) in inputs.iter().zip(&answers) {
             assert_eq!(a["id"], q["id"]);
@@ -212,7 +176,7 @@ fn bad_input_exits_2() {
 
 #[test]
 fn unreachable_server_is_a_readable_failure() {
-    let path = format!("{DATA}tricky.jsonl");
+    let path = testdata("havannah", "tricky.jsonl");
     let out = solver(&[
         "havannah",
         "check",

@@ -1,43 +1,17 @@
 //! `solver hex ...` run as a binary: the in-process path on the public test data, the drawn
 //! forms, and bad input with exit code 2.
 
+mod common;
+
 use std::io::Write;
-use std::process::Command;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/hex/");
-
-fn solver(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(args)
-        // The problem commands' default server: the win queries answer in-process without
-        // `--server`, whatever it is set to.
-        .env("SOLVER_SERVER", "http://127.0.0.1:9")
-        .output()
-        .expect("the binary runs")
-}
-
-fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
-    String::from_utf8_lossy(out)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect()
-}
+use common::{json_lines, records, solver, stdout, testdata};
 
 #[test]
 fn check_jsonl_matches_connectivity_data() {
-    let path = format!("{DATA}connectivity.jsonl");
-    let out = solver(&["hex", "check", "--jsonl", &path]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let want: Vec<serde_json::Value> = std::fs::read_to_string(&path)
-        .expect("data")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect();
-    let got = json_lines(&out.stdout);
+    let path = testdata("hex", "connectivity.jsonl");
+    let got = json_lines(&solver(&["hex", "check", "--jsonl", &path]));
+    let want = records(&path);
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
         assert_eq!(g["id"], w["id"]);
@@ -47,7 +21,7 @@ fn check_jsonl_matches_connectivity_data() {
 
 #[test]
 fn solve_jsonl_gives_every_winning_move() {
-    let path = format!("{DATA}positions.jsonl");
+    let path = testdata("hex", "positions.jsonl");
     let text = std::fs::read_to_string(&path).expect("data");
     // The 4x4 and 5x5 records (quick), through a temporary file.
     let mut file = tempfile::NamedTempFile::new().expect("temp file");
@@ -60,13 +34,7 @@ fn solve_jsonl_gives_every_winning_move() {
         }
     }
     let p = file.path().to_str().expect("utf-8 path");
-    let out = solver(&["hex", "solve", "--jsonl", p, "--all-moves"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let got = json_lines(&out.stdout);
+    let got = json_lines(&solver(&["hex", "solve", "--jsonl", p, "--all-moves"]));
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(&want) {
         assert_eq!(g["id"], w["id"]);
@@ -84,14 +52,14 @@ fn human_forms_draw_the_board() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&out);
     assert!(text.contains("a b c"), "{text}");
     assert!(text.contains("winner: B"), "{text}");
     assert!(text.contains("winning moves (*): c1 a2 b2 c2 a3"), "{text}");
 
     let out = solver(&["hex", "check", "B..", "B..", "B.."]);
     assert!(out.status.success());
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = stdout(&out);
     assert!(text.contains("B is connected: a1 a2 a3"), "{text}");
 }
 

@@ -4,22 +4,14 @@
 //! `solver-worker`; and the win queries (`hex`, `renju`, `havannah`) answered by the server's
 //! `Rules` with `--server` exactly as in-process.
 
+mod common;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(args)
-        .env_remove("SOLVER_SERVER")
-        .output()
-        .expect("the solver binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{json_lines, solver, stdout, testdata};
 
 /// A binary of this workspace next to this test's directory (`target/<profile>/`).
 fn workspace_bin(name: &str) -> PathBuf {
@@ -287,22 +279,17 @@ fn ctrl_c_during_an_embedded_solve_then_a_rerun_finishes() {
 
 /// The JSON lines of a successful command, without the fields that measure time.
 fn answers(o: &Output) -> Vec<serde_json::Value> {
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    stdout(o)
-        .lines()
-        .map(|l| {
-            let mut v: serde_json::Value = serde_json::from_str(l).expect("a JSON line");
-            v.as_object_mut().expect("an object").remove("time_ms");
-            v
-        })
-        .collect()
+    let mut lines = json_lines(o);
+    for v in &mut lines {
+        v.as_object_mut().expect("an object").remove("time_ms");
+    }
+    lines
 }
 
 #[test]
 fn win_queries_through_a_server_answer_as_in_process() {
     let dir = tempfile::tempdir().expect("tempdir");
     let (_server, url) = server(&dir.path().join("data"));
-    let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/");
     let commands: [&[&str]; 5] = [
         &["hex", "check", "--jsonl", "hex/connectivity.jsonl"],
         &[
@@ -317,7 +304,8 @@ fn win_queries_through_a_server_answer_as_in_process() {
         &["havannah", "check", "--jsonl", "havannah/multi_kind.jsonl"],
     ];
     for args in commands {
-        let file = format!("{data}{}", args[args.len() - 1]);
+        let (dir, name) = args[args.len() - 1].split_once('/').expect("dir/name");
+        let file = testdata(dir, name);
         let args = [&args[..args.len() - 1], &[file.as_str()]].concat();
         let local = answers(&solver(&args));
         let remote = answers(&solver(&[&args[..], &["--server", &url]].concat()));

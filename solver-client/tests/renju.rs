@@ -1,55 +1,21 @@
 //! `solver renju` end to end (in-process path): the shared test data through `check --jsonl`
 //! and `map --jsonl`, the human forms, and bad input answered with exit code 2.
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::io::Write;
-use std::process::{Command, Output};
+use std::process::Output;
 
+use common::{json_lines, records, solver, testdata};
 use serde_json::Value;
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/renju/");
-
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(args)
-        // The problem commands' default server: the win queries answer in-process without
-        // `--server`, whatever it is set to.
-        .env("SOLVER_SERVER", "http://127.0.0.1:9")
-        .output()
-        .expect("the binary runs")
-}
-
-fn json_lines(out: &Output) -> Vec<Value> {
-    assert!(
-        out.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON answer"))
-        .collect()
-}
-
-fn input_lines(file: &str) -> Vec<Value> {
-    std::fs::read_to_string(format!("{DATA}{file}"))
-        .expect("test data")
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("JSON"))
-        .collect()
-}
 
 #[test]
 fn check_jsonl_matches_every_test_record() {
     for file in ["handcrafted.jsonl", "tricky.jsonl", "midgame.jsonl"] {
-        let inputs = input_lines(file);
-        let answers = json_lines(&solver(&[
-            "renju",
-            "check",
-            "--jsonl",
-            &format!("{DATA}{file}"),
-        ]));
+        let path = testdata("renju", file);
+        let inputs = records(&path);
+        let answers = json_lines(&solver(&["renju", "check", "--jsonl", &path]));
         assert_eq!(answers.len(), inputs.len());
         for (i, a) in inputs.iter().zip(&answers) {
             let e = &i["expect"];
@@ -83,13 +49,9 @@ fn names(v: &Value) -> BTreeSet<String> {
 
 #[test]
 fn map_jsonl_matches_every_test_map() {
-    let inputs = input_lines("forbidden_maps.jsonl");
-    let answers = json_lines(&solver(&[
-        "renju",
-        "map",
-        "--jsonl",
-        &format!("{DATA}forbidden_maps.jsonl"),
-    ]));
+    let path = testdata("renju", "forbidden_maps.jsonl");
+    let inputs = records(&path);
+    let answers = json_lines(&solver(&["renju", "map", "--jsonl", &path]));
     assert_eq!(answers.len(), inputs.len());
     for (i, a) in inputs.iter().zip(&answers) {
         assert_eq!(a["id"], i["id"]);

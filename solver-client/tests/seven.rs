@@ -1,17 +1,8 @@
 //! The `solver seven` commands, run as a user runs them.
 
-use std::process::{Command, Output};
+mod common;
 
-fn solver(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_solver"))
-        .args(args)
-        .output()
-        .expect("the solver binary runs")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
+use common::{solver, stdout};
 
 #[test]
 fn seed_harness_potential_is_reproduced() {

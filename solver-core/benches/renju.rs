@@ -9,14 +9,13 @@ use criterion::{Criterion, Throughput, criterion_main};
 use serde_json::Value;
 use solver_core::games::renju::{Board, Color, Point};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/renju/");
+#[path = "../tests/common/mod.rs"]
+mod common;
 
 fn boards(file: &str) -> Vec<(Board, Value)> {
-    let text = std::fs::read_to_string(format!("{DATA}{file}")).expect("test data");
     let mut seen = std::collections::HashSet::new();
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str::<Value>(l).expect("JSON"))
+    common::testdata("renju", file)
+        .into_iter()
         .filter(|v| seen.insert(v["board"].to_string()))
         .map(|v| {
             let rows: Vec<&str> = v["board"]

@@ -1,6 +1,8 @@
 //! Havannah win detection against the shared test data (`shared/testdata/havannah/`), simple
 //! flood-fill / breadth-first references, and the 12 symmetries of the hexagon.
 
+mod common;
+
 use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use proptest::prelude::*;
@@ -10,18 +12,8 @@ use solver_core::games::havannah::{
     check_win,
 };
 
-const DATA: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/testdata/havannah/"
-);
-
 fn records(file: &str) -> Vec<Value> {
-    let path = format!("{DATA}{file}");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("valid JSON line"))
-        .collect()
+    common::testdata("havannah", file)
 }
 
 fn layers_of(r: &Value) -> Layers {

@@ -1,20 +1,16 @@
 //! Hex: connectivity and solving against the public test data, the known empty-board
 //! openings, and the fast solver against the seed's reference search.
 
+mod common;
+
 use proptest::prelude::*;
 use serde_json::Value;
 use solver_core::games::hex::pns::{self, Estimate};
 use solver_core::games::hex::solver::{Outcome, Solution, SolveOptions, solve};
 use solver_core::games::hex::{Board, Cell, Color, reference};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/hex/");
-
 fn records(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!("{DATA}{file}")).expect("test data present");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("valid JSON"))
-        .collect()
+    common::testdata("hex", file)
 }
 
 fn board_of(rec: &Value) -> Board {

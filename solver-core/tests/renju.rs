@@ -1,6 +1,8 @@
 //! Renju rules against the shared test data, a slow literal reference implementation of the
 //! spec's definitions, and the 8 symmetries of the board.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use proptest::prelude::*;
@@ -10,15 +12,8 @@ use rand::{Rng, SeedableRng};
 use serde_json::Value;
 use solver_core::games::renju::{Board, Check, Color, DIRECTIONS, Kind, Point, transform};
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/testdata/renju/");
-
 fn records(file: &str) -> Vec<Value> {
-    let path = format!("{DATA}{file}");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("test data is JSON"))
-        .collect()
+    common::testdata("renju", file)
 }
 
 fn board_of(v: &Value) -> Board {

@@ -113,6 +113,14 @@ impl JobContext {
         }
     }
 
+    /// Most solved positions the search records between two reports: an eighth of the
+    /// search's bytes (the record counts in them), at least [`MAX_REPORTED_FACTS`]. With the
+    /// default `--table-mb` that is 1,572,864 positions, more than a job of the default budget
+    /// (1,000,000 nodes) can solve; past it the oldest half is dropped.
+    fn solved_log_limit(&self) -> usize {
+        (self.search_bytes / 8 / std::mem::size_of::<(Key, Value)>()).max(MAX_REPORTED_FACTS)
+    }
+
     /// Whether a job of this worker is under way (one that slots can [`help`]).
     pub fn job_under_way(&self) -> bool {
         !self
@@ -142,7 +150,7 @@ impl JobContext {
             _ => {
                 let cache = Arc::clone(&self.cache);
                 let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
-                search.record_solved(true);
+                search.record_solved(Some(self.solved_log_limit()));
                 let search = Arc::new(Shared::new(search));
                 *kept = Some(Retained {
                     rules: Arc::clone(rules),

@@ -148,7 +148,7 @@ pub struct Search<G: Game> {
     root: u32,
     /// Positions solved since the last [`Search::take_solved`], when [`Search::record_solved`]
     /// is on.
-    solved_log: Option<Vec<(G::Key, Value)>>,
+    solved_log: Option<SolvedLog<G::Key>>,
     /// The roots of the runs of a [`super::Shared`] search under way (kept by the garbage
     /// collector and never collapsed, like `root`).
     pub(super) pins: Vec<u32>,
@@ -159,8 +159,8 @@ pub struct Search<G: Game> {
     busy: Vec<Busy>,
     /// Iterations over all runs, for [`Search::check_due`].
     ticks: u64,
-    /// Iterations of [`Search::run`] so far, over all runs (saturating): the clock of
-    /// `Node::touched`.
+    /// Selections so far, over all runs, halved with every stamp when it would overflow
+    /// ([`Search::halve_stamps`]): the clock of `Node::touched`.
     clock: u32,
 }
 
@@ -476,11 +476,16 @@ impl<G: Game> Search<G> {
             .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
     }
 
-    /// Turns on (or off) the record of the positions the search solves, drained with
-    /// [`Search::take_solved`]: what a worker's job learned, without scanning the table. Off by
-    /// default (a long search would hold a key per solved node).
-    pub fn record_solved(&mut self, on: bool) {
-        self.solved_log = on.then(Vec::new);
+    /// Turns on (`Some(limit)`) or off (`None`) the record of the positions the search
+    /// solves, drained with [`Search::take_solved`]: what a worker's job learned, without
+    /// scanning the table. Off by default. The record holds at most `limit` positions (at
+    /// least 2): when it is full, the older half is dropped. Its bytes count in
+    /// [`Search::approx_bytes`], so in [`Limits::max_bytes`].
+    pub fn record_solved(&mut self, limit: Option<usize>) {
+        self.solved_log = limit.map(|limit| SolvedLog {
+            entries: Vec::new(),
+            limit: limit.max(2),
+        });
     }
 
     /// The positions solved (by simplification, by a known value or by search) since the last
@@ -490,7 +495,7 @@ impl<G: Game> Search<G> {
     pub fn take_solved(&mut self) -> Vec<(G::Key, Value)> {
         self.solved_log
             .as_mut()
-            .map(std::mem::take)
+            .map(|log| std::mem::take(&mut log.entries))
             .unwrap_or_default()
     }
 
@@ -505,13 +510,19 @@ impl<G: Game> Search<G> {
     }
 
     /// Approximate heap bytes held by the DAG and the table: node slots, positions, child and
-    /// parent links, and the table's buckets. Computed from counts, without a scan; slots freed by
-    /// [`Search::collect_garbage`] are not counted (they are reused before the vectors grow).
+    /// parent links, the table's buckets and the record of solved positions. Computed from
+    /// counts, without a scan; slots freed by [`Search::collect_garbage`] are not counted (they
+    /// are reused before the vectors grow), nor is the allocator's share (the link lists'
+    /// spare capacity and headers): a process's peak RSS is about 1.2 times this figure (the
+    /// engine's bench, n = 12 to 14, README).
     pub fn approx_bytes(&self) -> usize {
         let live = self.nodes.len() - self.free.len();
         live * (std::mem::size_of::<Node>() + std::mem::size_of::<Option<G>>())
             + self.links * std::mem::size_of::<u32>()
             + self.table.capacity() * (std::mem::size_of::<(G::Key, u32)>() + 1)
+            + self.solved_log.as_ref().map_or(0, |log| {
+                log.entries.capacity() * std::mem::size_of::<(G::Key, Value)>()
+            })
     }
 
     fn lookup(&self, key: &G::Key) -> Option<Value> {
@@ -547,7 +558,7 @@ impl<G: Game> Search<G> {
         });
         self.states[id as usize] = value.is_none().then_some(g);
         if let (Some(log), Some(v)) = (self.solved_log.as_mut(), value) {
-            log.push((key, v));
+            log.push(key, v);
         }
         self.table.insert(key, id);
         id
@@ -578,7 +589,10 @@ impl<G: Game> Search<G> {
     /// node the child of least dn, down to a leaf. Marks the path as recently used and, given
     /// `path`, appends it there (root first, the leaf last).
     fn most_proving(&mut self, root: u32, mut path: Option<&mut Vec<u32>>) -> u32 {
-        self.clock = self.clock.saturating_add(1);
+        if self.clock == u32::MAX {
+            self.halve_stamps();
+        }
+        self.clock += 1;
         let mut id = root;
         loop {
             self.nodes[id as usize].touched = self.clock;
@@ -590,6 +604,17 @@ impl<G: Game> Search<G> {
             }
             id = self.best_child(id);
         }
+    }
+
+    /// Halves the clock and every node's stamp when the clock is about to overflow (after
+    /// 2^32 selections, hours for a worker with many threads): the stamps keep their order,
+    /// which is all [`Search::collapse`] reads, where a saturated clock would give every node
+    /// touched since the same stamp, and collapse nothing.
+    fn halve_stamps(&mut self) {
+        for n in &mut self.nodes {
+            n.touched /= 2;
+        }
+        self.clock /= 2;
     }
 
     /// The child of the expanded, unsolved node `id` that most-proving selection takes.
@@ -752,7 +777,7 @@ impl<G: Game> Search<G> {
             self.states[id as usize].as_ref(),
             value_of(&self.nodes[id as usize]),
         ) {
-            log.push((g.key(), v));
+            log.push(g.key(), v);
         }
     }
 
@@ -1061,6 +1086,21 @@ fn virtual_numbers((pn, dn): (Number, Number)) -> (Number, Number) {
     (grow(pn), grow(dn))
 }
 
+/// The record of solved positions ([`Search::record_solved`]).
+struct SolvedLog<K> {
+    entries: Vec<(K, Value)>,
+    limit: usize,
+}
+
+impl<K> SolvedLog<K> {
+    fn push(&mut self, key: K, value: Value) {
+        if self.entries.len() >= self.limit {
+            self.entries.drain(..self.limit / 2);
+        }
+        self.entries.push((key, value));
+    }
+}
+
 /// A leaf a thread of a [`super::Shared`] search is expanding, with its own (pn, dn), and
 /// whether it shows its virtual numbers ([`Search::take`]).
 #[derive(Debug, Clone, Copy)]
@@ -1287,6 +1327,33 @@ mod tests {
     }
 
     #[test]
+    fn the_record_of_solved_positions_keeps_the_latest_up_to_its_limit() {
+        let root = TreeNim {
+            nim: Nim {
+                n: 14,
+                or_to_move: true,
+            },
+            path: 0,
+        };
+        let limits = Limits {
+            max_nodes: Some(3_000),
+            ..Limits::default()
+        };
+        let mut all = Search::new(root.clone());
+        all.record_solved(Some(usize::MAX));
+        all.run(&limits);
+        let all = all.take_solved();
+        assert!(all.len() > 40, "{}", all.len());
+        let mut capped = Search::new(root);
+        capped.record_solved(Some(20));
+        capped.run(&limits);
+        let kept = capped.take_solved();
+        // Full at 20, the older 10 dropped, then refilled: the latest 10 to 20, in order.
+        assert!((10..=20).contains(&kept.len()), "{}", kept.len());
+        assert_eq!(kept[..], all[all.len() - kept.len()..]);
+    }
+
+    #[test]
     fn a_new_root_reuses_the_dag_and_reports_only_new_facts() {
         let tree = |n: u32, or_to_move: bool, path: u64| TreeNim {
             nim: Nim { n, or_to_move },
@@ -1302,7 +1369,7 @@ mod tests {
         let first = s.take_solved();
         assert!(first.is_empty(), "not recorded unless asked");
         let mut s = Search::new(root.clone());
-        s.record_solved(true);
+        s.record_solved(Some(usize::MAX));
         let out = s.run(&Limits {
             max_nodes: Some(300),
             ..Limits::default()
@@ -1400,16 +1467,7 @@ mod tests {
         assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Proven));
         // Under a cap well below the uncapped peak, collections run and free nodes; the run
         // ends solved (rightly) or, when the unsolved part alone is too big, unknown.
-        let root = TreeNim {
-            nim: Nim {
-                n: 23,
-                or_to_move: true,
-            },
-            path: 0,
-        };
-        let mut free = Search::new(root.clone());
-        free.run(&Limits::default());
-        let cap = free.stats().peak_bytes as usize / 2;
+        let (root, cap, _) = tree_and_cap(23, 2);
         let mut capped = Search::new(root);
         let out = capped.run(&Limits {
             max_bytes: Some(cap),
@@ -1456,21 +1514,28 @@ mod tests {
         assert_eq!(s.stats().nodes_expanded, expanded);
     }
 
+    /// The tree of Nim(n), OR to move, its uncapped search's peak bytes over `share`, and that
+    /// search's outcome.
+    fn tree_and_cap(n: u32, share: usize) -> (TreeNim, usize, Outcome) {
+        let root = TreeNim {
+            nim: Nim {
+                n,
+                or_to_move: true,
+            },
+            path: 0,
+        };
+        let mut free = Search::new(root.clone());
+        let out = free.run(&Limits::default());
+        (root, free.stats().peak_bytes as usize / share, out)
+    }
+
     #[test]
     fn collapsing_unsolved_subtrees_solves_within_a_small_cap() {
         // A tree (no transpositions) whose unsolved part outgrows a quarter of the uncapped
         // peak: only collapsing unsolved subtrees keeps it under the cap.
         for (n, want) in [(26, Value::Proven), (27, Value::Disproven)] {
-            let root = TreeNim {
-                nim: Nim {
-                    n,
-                    or_to_move: true,
-                },
-                path: 0,
-            };
-            let mut free = Search::new(root.clone());
-            assert_eq!(free.run(&Limits::default()), Outcome::Solved(want));
-            let cap = free.stats().peak_bytes as usize / 4;
+            let (root, cap, free) = tree_and_cap(n, 4);
+            assert_eq!(free, Outcome::Solved(want));
             let mut capped = Search::new(root);
             let out = capped.run(&Limits {
                 max_bytes: Some(cap),
@@ -1486,5 +1551,27 @@ mod tests {
             let peak = capped.stats().peak_bytes as usize;
             assert!(peak <= cap + cap / 4, "n = {n}: peak {peak}, cap {cap}");
         }
+    }
+
+    #[test]
+    fn collapsing_goes_on_when_the_clock_wraps() {
+        // The same capped search, with the clock 2,000 selections short of overflowing: it is
+        // halved with the stamps along the way and the least recently used nodes still go.
+        let (root, cap, _) = tree_and_cap(26, 4);
+        let mut capped = Search::new(root);
+        capped.clock = u32::MAX - 2_000;
+        for n in &mut capped.nodes {
+            n.touched = capped.clock;
+        }
+        let out = capped.run(&Limits {
+            max_bytes: Some(cap),
+            ..Limits::default()
+        });
+        assert_eq!(out, Outcome::Solved(Value::Proven));
+        assert!(capped.clock < u32::MAX / 2 + 1_000_000, "{}", capped.clock);
+        capped.assert_consistent();
+        assert!(capped.stats().collapsed > 0, "{:?}", capped.stats());
+        let peak = capped.stats().peak_bytes as usize;
+        assert!(peak <= cap + cap / 4, "peak {peak}, cap {cap}");
     }
 }

@@ -218,6 +218,28 @@ async fn sigterm_ends_the_report_retries_of_a_worker_whose_server_died() {
     assert!(status.success(), "a graceful stop exits 0: {status}");
 }
 
+/// A third signal exits at once, while the second one's hand-back waits for a coordinator that
+/// does not answer (here: stopped with SIGSTOP under the worker's job).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_third_sigterm_exits_at_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, addr) = start_server(&dir.path().join("data"), &[]);
+    let mut s = client(addr).await;
+    submit(&mut s, 13, 100_000).await;
+    let mut w = worker(addr, "stuck");
+    w.wait_for_line("job started", Duration::from_secs(60));
+    server.signal("STOP");
+    w.signal("TERM");
+    w.wait_for_line("finishing the running jobs", Duration::from_secs(10));
+    w.signal("TERM");
+    w.wait_for_line("handing the running jobs back", Duration::from_secs(10));
+    w.signal("TERM");
+    w.wait_for_line("exiting at once", Duration::from_secs(10));
+    let status = w.wait_exit(Duration::from_secs(10));
+    assert_eq!(status.code(), Some(1), "{status}");
+    // The server process is killed when dropped, stopped or not.
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn workers_reconnect_to_a_restarted_server() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -138,6 +138,9 @@ pub struct Summary {
     pub jobs_failed: AtomicU64,
     /// Jobs handed back, or whose report was given up after a graceful stop.
     pub jobs_abandoned: AtomicU64,
+    /// Jobs whose report the coordinator refused for good (the lease had run out and the leaf
+    /// was leased again, the problem was cancelled, ...): their search is lost.
+    pub jobs_refused: AtomicU64,
     /// Search nodes over all jobs.
     pub nodes: AtomicU64,
 }
@@ -293,6 +296,7 @@ pub async fn run(
         jobs = summary.jobs_done.load(Ordering::Relaxed),
         failed = summary.jobs_failed.load(Ordering::Relaxed),
         abandoned = summary.jobs_abandoned.load(Ordering::Relaxed),
+        refused = summary.jobs_refused.load(Ordering::Relaxed),
         "worker stopped"
     );
     result.map(|()| summary)
@@ -602,7 +606,17 @@ impl Slot {
                 self.summary.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
                 return;
             }
-            Some(Err(s)) => warn!(code = ?s.code(), error = s.message(), "report refused"),
+            Some(Err(s)) => {
+                warn!(code = ?s.code(), error = s.message(), "report refused");
+                self.summary.jobs_refused.fetch_add(1, Ordering::Relaxed);
+                return;
+            }
+            None if report.maker_wins.is_some() => {
+                // The second signal came before or while the report was sent: a verdict gets
+                // the one prompt attempt an aborted job's verdict gets.
+                self.report_once(report).await;
+                return;
+            }
             None => {
                 // The second signal came while the report was being retried: hand the job back
                 // rather than leave its lease to expire.

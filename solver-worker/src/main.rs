@@ -2,7 +2,9 @@
 //! shutdown, and hands over to [`solver_worker::run`].
 //!
 //! The first SIGINT or SIGTERM finishes the running jobs and leases nothing new; a second one
-//! hands the running jobs back to the coordinator and exits.
+//! hands the running jobs back to the coordinator and exits (once the searches have noticed,
+//! and after at most 5 s per call to the coordinator); a third exits at once, with status 1,
+//! leaving the running jobs' leases to expire.
 
 use std::io::IsTerminal;
 
@@ -11,7 +13,7 @@ use clap::Parser;
 use solver_worker::Config;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
-use tracing::info;
+use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
@@ -36,8 +38,11 @@ async fn main() -> anyhow::Result<()> {
             );
             graceful.cancel();
             tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
-            info!("handing the running jobs back");
+            info!("handing the running jobs back (signal again to exit at once)");
             abort.cancel();
+            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
+            warn!("exiting at once; the running jobs' leases will expire");
+            std::process::exit(1);
         });
     }
     solver_worker::run(config, graceful, abort)

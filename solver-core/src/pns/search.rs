@@ -769,6 +769,35 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Makes the unsolved node `id` (position `g`) expanded by its moves (`children`, from
+    /// [`Expansion::moves`]): as it is if it already is, else expanded now, after forgetting
+    /// a decomposition it was expanded by (its numbers are kept until the moves' replace them;
+    /// the parts stay in the table, where the moves' own decompositions find them). For the
+    /// root of a run whose move children are reported ([`Search::child_reports`]). Returns the
+    /// nodes created.
+    pub(super) fn hold_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) -> u64 {
+        let n = &self.nodes[id as usize];
+        if n.solved() {
+            return 0;
+        }
+        if n.expanded {
+            let linked = |c: &Child<G>| {
+                self.table
+                    .get(&c.key)
+                    .is_some_and(|cid| n.children.contains(cid))
+            };
+            if children.iter().all(linked) {
+                return 0;
+            }
+            self.unlink_children(id);
+            self.nodes[id as usize].expanded = false;
+        }
+        let before = self.stats.nodes_created;
+        self.apply(id, g, Expansion::Moves(children));
+        self.propagate(id);
+        self.stats.nodes_created - before
+    }
+
     /// Records a position node that has just become solved, if [`Search::record_solved`] is
     /// on (inner nodes of decompositions are not positions and are skipped).
     fn log_solved(&mut self, id: u32) {
@@ -1140,9 +1169,14 @@ impl<G: Game> Expansion<G> {
     /// The expansion of `g`; with `prepare`, every undecided child is also
     /// [prepared](Game::prepare) for its estimate.
     pub(super) fn of(g: &G, prepare: bool) -> Self {
-        if let Some(formula) = g.decompose() {
-            return Expansion::Parts(formula);
+        match g.decompose() {
+            Some(formula) => Expansion::Parts(formula),
+            None => Expansion::Moves(Self::moves(g, prepare)),
         }
+    }
+
+    /// The children of `g` by its moves (as in [`Expansion::of`]), even where `g` decomposes.
+    pub(super) fn moves(g: &G, prepare: bool) -> Vec<Child<G>> {
         let or = g.node_type() == NodeType::Or;
         let mut children = Vec::new();
         for (mv, mut position) in g.children() {
@@ -1161,7 +1195,7 @@ impl<G: Game> Expansion<G> {
                 break;
             }
         }
-        Expansion::Moves(children)
+        children
     }
 }
 
@@ -1175,6 +1209,11 @@ fn value_of(n: &Node) -> Option<Value> {
 
 #[cfg(test)]
 impl<G: Game> Search<G> {
+    /// Whether the table holds a node for `key`.
+    pub(super) fn in_table(&self, key: &G::Key) -> bool {
+        self.table.contains_key(key)
+    }
+
     /// The (pn, dn) of every node, dead ones included.
     pub(super) fn all_numbers(&self) -> Vec<(Number, Number)> {
         self.nodes.iter().map(|n| (n.pn, n.dn)).collect()

@@ -80,17 +80,32 @@ impl<G: Game> Shared<G> {
     /// one job share, and [`Limits::max_nodes`] is compared with `nodes`, not with the search's
     /// total. [`Limits::max_bytes`] applies to the whole DAG. The root is made the search's root
     /// ([`Search::set_root`]) and is kept, with every leaf being expanded, by the garbage
-    /// collector until the run ends.
+    /// collector until the run ends. It is expanded by its moves, not by a decomposition
+    /// ([`Game::decompose`]), and one held by its parts is expanded again by its moves: a job
+    /// reports the root's move children ([`Search::child_reports`]).
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's
     /// code, outside the lock, is passed on to the caller and leaves the search usable.
     pub fn run(&self, root: G, limits: &Limits, nodes: &AtomicU64) -> Result<Outcome, Poisoned> {
         let start = Instant::now();
+        // The root's moves, computed outside the lock: a run's root is expanded by its moves,
+        // also where it decomposes, since its move children are what a job reports.
+        let mut position = root.clone();
+        let moves = position
+            .simplify()
+            .is_none()
+            .then(|| Expansion::moves(&position, true));
         let mut s = self.lock_raw()?;
         s.set_root(root);
         let root = s.root_id();
         s.pins.push(root);
+        // A run that stops at once (cancelled, or out of budget) creates nothing.
+        if let Some(moves) = moves
+            && !s.stops(root, limits, nodes.load(Ordering::Relaxed))
+        {
+            nodes.fetch_add(s.hold_moves(root, &position, moves), Ordering::Relaxed);
+        }
         while !s.stops(root, limits, nodes.load(Ordering::Relaxed)) {
             if s.check_due() && !s.within(limits) {
                 break;
@@ -167,7 +182,7 @@ fn unpin<G: Game>(s: &mut Search<G>, root: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pns::{NodeType, Number, Value};
+    use crate::pns::{Formula, NodeType, Number, Value};
     use std::collections::HashMap;
 
     /// A random game tree given by its seed: each node has 2..=5 moves, leaves at depth 14 or
@@ -362,22 +377,36 @@ mod tests {
         assert!(moved > 5, "{moved} roots showed virtual numbers");
     }
 
-    /// [`Random`], whose game code panics at depth 2 while `fuse` says so: 1 in
-    /// [`Game::children`] (outside the lock), 2 in [`Game::estimate_children`] (under it).
+    /// [`Random`] with two twists for tests. Its game code panics at depth 2 while `fuse`
+    /// says so: 1 in [`Game::children`] (outside the lock), 2 in [`Game::estimate_children`]
+    /// (under it). With `twins`, a position at an even depth whose hash says so decomposes
+    /// into its twin: the same position under another key (a one-part formula), searched by
+    /// its moves.
     #[derive(Clone, Debug)]
-    struct Fragile {
+    struct Variant {
         game: Random,
         fuse: std::sync::Arc<std::sync::atomic::AtomicU8>,
+        twins: bool,
+        twin: bool,
     }
 
-    impl Fragile {
+    impl Variant {
+        fn new(seed: u64, fuse: u8, twins: bool) -> Self {
+            Variant {
+                game: Random { id: seed, depth: 0 },
+                fuse: std::sync::Arc::new(std::sync::atomic::AtomicU8::new(fuse)),
+                twins,
+                twin: false,
+            }
+        }
+
         fn blows(&self, at: u8) -> bool {
             self.game.depth == 2 && self.fuse.load(Ordering::Relaxed) == at
         }
     }
 
-    impl Game for Fragile {
-        type Key = (u64, u32);
+    impl Game for Variant {
+        type Key = (u64, u32, bool);
         type Move = u64;
         fn node_type(&self) -> NodeType {
             self.game.node_type()
@@ -388,30 +417,40 @@ mod tests {
         fn children(&self) -> Vec<(u64, Self)> {
             assert!(!self.blows(1), "children at depth 2");
             let wrap = |(m, game)| {
-                let fuse = self.fuse.clone();
-                (m, Fragile { game, fuse })
+                let child = Variant {
+                    game,
+                    fuse: self.fuse.clone(),
+                    twins: self.twins,
+                    twin: false,
+                };
+                (m, child)
             };
             self.game.children().into_iter().map(wrap).collect()
         }
-        fn key(&self) -> (u64, u32) {
-            self.game.key()
+        fn key(&self) -> (u64, u32, bool) {
+            (self.game.id, self.game.depth, self.twin)
         }
         fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
             assert!(!self.blows(2), "estimates at depth 2");
             children.iter().map(|c| c.game.estimate()).collect()
         }
-    }
-
-    fn fragile(seed: u64, fuse: u8) -> Fragile {
-        Fragile {
-            game: Random { id: seed, depth: 0 },
-            fuse: std::sync::Arc::new(std::sync::atomic::AtomicU8::new(fuse)),
+        fn decompose(&self) -> Option<Formula<Self>> {
+            let splits = self.twins
+                && !self.twin
+                && self.game.depth.is_multiple_of(2)
+                && !mix(self.game.id).is_multiple_of(3);
+            splits.then(|| {
+                Formula::Position(Variant {
+                    twin: true,
+                    ..self.clone()
+                })
+            })
         }
     }
 
     #[test]
     fn a_panic_outside_the_lock_reaches_the_caller_and_leaves_the_search_usable() {
-        let root = fragile(3, 1);
+        let root = Variant::new(3, 1, false);
         let shared = Shared::new(Search::new(root.clone()));
         let nodes = AtomicU64::new(0);
         let run = || shared.run(root.clone(), &Limits::default(), &nodes);
@@ -430,7 +469,7 @@ mod tests {
 
     #[test]
     fn a_panic_under_the_lock_poisons_the_search_for_every_thread() {
-        let root = fragile(3, 2);
+        let root = Variant::new(3, 2, false);
         let shared = Shared::new(Search::new(root.clone()));
         let nodes = AtomicU64::new(0);
         let run = || shared.run(root.clone(), &Limits::default(), &nodes);
@@ -444,6 +483,43 @@ mod tests {
         root.fuse.store(0, Ordering::Relaxed);
         assert_eq!(run(), Err(Poisoned));
         assert!(matches!(shared.lock(), Err(Poisoned)));
+    }
+
+    #[test]
+    fn a_runs_root_is_expanded_by_its_moves_also_where_it_decomposes() {
+        let mut checked = 0;
+        for seed in 0..30u64 {
+            let root = Variant::new(seed, 0, true);
+            if root.decompose().is_none() {
+                continue;
+            }
+            // The engine alone expands the root by its decomposition (into its twin) ...
+            let mut search = Search::new(root.clone());
+            let one = Limits {
+                max_nodes: Some(1),
+                ..Limits::default()
+            };
+            search.run(&one);
+            let shared = Shared::new(search);
+            let moves_known = |shared: &Shared<Variant>| {
+                let s = shared.lock().expect("no panic");
+                let reports = s.child_reports(&root);
+                reports.iter().all(|c| s.in_table(&c.key))
+            };
+            assert!(!moves_known(&shared), "seed {seed}: only the twin is there");
+            // ... and a run from it, even one whose budget is spent at once, by its moves.
+            let nodes = AtomicU64::new(0);
+            shared.run(root.clone(), &one, &nodes).expect("no panic");
+            assert!(moves_known(&shared), "seed {seed}");
+            shared.lock().expect("no panic").assert_consistent();
+            shared.lock().expect("no panic").assert_numbers_consistent();
+            let out = shared
+                .run(root.clone(), &Limits::default(), &nodes)
+                .expect("no panic");
+            assert_eq!(out, Outcome::Solved(root.game.solve()), "seed {seed}");
+            checked += 1;
+        }
+        assert!(checked > 10, "{checked} roots decomposed");
     }
 
     #[test]

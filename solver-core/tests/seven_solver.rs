@@ -455,3 +455,36 @@ fn cut_vertex_rule_agrees_with_brute_force() {
     }
     assert!(checked > 10_000, "{checked} splits checked");
 }
+
+#[test]
+fn a_root_the_reductions_decide_names_its_winning_moves_without_search() {
+    // Maker to move owns a1 b1 c1 of the edge a1 b1 c1 d1: the reductions decide the root,
+    // so the search names no move; the moves the reductions decide too are named at once.
+    let rows = ["MMM.....", "BBB.....", "........", "........"].map(String::from);
+    let pos = Position::from_rows(&rows, Side::Maker).expect("valid");
+    let limits = Limits::default();
+    let quick = solver_core::games::seven::solve(pos, &[], &limits, false);
+    assert_eq!(quick.outcome, Outcome::Solved(Value::Proven));
+    assert_eq!(quick.stats.nodes_created, 1, "no search: {:?}", quick.stats);
+    let d1 = Cell::parse("d1", pos.cols()).expect("a cell");
+    assert!(
+        quick.winning_moves.contains(&d1),
+        "{:?}",
+        quick.winning_moves
+    );
+    // Every one wins (a full search of each), and --all-moves names them too.
+    for &cell in &quick.winning_moves {
+        let child = pos.play(cell).expect("empty");
+        assert_eq!(solve(child, &[]), Value::Proven, "{cell:?}");
+    }
+    let all = solver_core::games::seven::solve(pos, &[], &limits, true);
+    assert!(
+        quick
+            .winning_moves
+            .iter()
+            .all(|c| all.winning_moves.contains(c)),
+        "{:?} against {:?}",
+        quick.winning_moves,
+        all.winning_moves
+    );
+}

@@ -1025,15 +1025,29 @@ pub fn solve(
     drop(search);
     if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
         winning_moves.clear();
+        let child = |cell: Cell| SevenGame {
+            pos: pos.play(cell).expect("cells_of(empty) are empty"),
+            rules: Arc::clone(&rules),
+            hold_turn: false,
+            prepared_phi: 0,
+            prepared_moves: UNPREPARED,
+        };
+        // The moves the reductions decide need no search (a search of such a child ends as
+        // soon as it simplifies its root): a root decided by the reductions names its winning
+        // moves this way. The others are searched, in cell order.
+        let mut open = Vec::new();
         for cell in cells_of(pos.empty_cells()) {
-            let child = pos.play(cell).expect("cells_of(empty) are empty");
-            let mut s = Search::new(SevenGame {
-                pos: child,
-                rules: Arc::clone(&rules),
-                hold_turn: false,
-                prepared_phi: 0,
-                prepared_moves: UNPREPARED,
-            });
+            match child(cell).simplify() {
+                Some(v) if v == mover_wins => winning_moves.push(cell),
+                Some(_) => {}
+                None => open.push(cell),
+            }
+        }
+        if !all_moves && !winning_moves.is_empty() {
+            open.clear();
+        }
+        for cell in open {
+            let mut s = Search::new(child(cell));
             let won = s.run(limits) == Outcome::Solved(mover_wins);
             let st = s.stats();
             stats.nodes_created += st.nodes_created;

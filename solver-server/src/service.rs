@@ -111,8 +111,11 @@ impl Solver for SolverService {
                 if tx.send(Ok(current)).await.is_err() || done {
                     return;
                 }
-                if !news(&mut changes, tokio::time::Instant::now() + WATCH_INTERVAL).await {
-                    return;
+                // A client that went away ends the task at once, not at the next change.
+                let deadline = tokio::time::Instant::now() + WATCH_INTERVAL;
+                tokio::select! {
+                    more = news(&mut changes, deadline) => if !more { return },
+                    () = tx.closed() => return,
                 }
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,

@@ -421,13 +421,16 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
             err.message()
         );
     }
-    let err = s
-        .get_problem(v1::GetProblemRequest {
-            problem_id: "x1".into(),
-        })
-        .await
-        .expect_err("bad id");
-    assert_eq!(err.code(), Code::InvalidArgument);
+    for bad in ["x1", "+1", "", " 1"] {
+        let err = s
+            .get_problem(v1::GetProblemRequest {
+                problem_id: bad.into(),
+            })
+            .await
+            .expect_err("bad id");
+        assert_eq!(err.code(), Code::InvalidArgument, "{bad:?}");
+        assert!(err.message().starts_with("problem_id"), "{}", err.message());
+    }
     let err = s
         .get_problem(v1::GetProblemRequest {
             problem_id: "42".into(),
@@ -465,25 +468,39 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
 
     // A report whose children are not successors of the leaf is refused, nothing changes.
     let job = lease_one(&mut w, "w").await;
-    let err = w
-        .report(v1::ReportRequest {
+    let plus = w
+        .heartbeat(v1::HeartbeatRequest {
             worker: "w".into(),
-            job_id: job.job_id.clone(),
-            children: vec![v1::ChildEstimate {
-                position: job.position.clone(),
-                pn: 1,
-                dn: 1,
-            }],
-            ..Default::default()
+            job_ids: vec![format!("+{}", job.job_id)],
         })
         .await
-        .expect_err("not a successor");
-    assert_eq!(err.code(), Code::InvalidArgument);
+        .expect_err("a + sign");
     assert!(
-        err.message().starts_with("children[0].position"),
+        plus.message().starts_with("job_ids[0]"),
         "{}",
-        err.message()
+        plus.message()
     );
+    // So is an unsolved child with an infinite number.
+    for ((pn, dn), field) in [
+        ((1, 1), "children[0].position"),
+        ((u64::MAX, 5), "children[0]: pn "),
+    ] {
+        let err = w
+            .report(v1::ReportRequest {
+                worker: "w".into(),
+                job_id: job.job_id.clone(),
+                children: vec![v1::ChildEstimate {
+                    position: job.position.clone(),
+                    pn,
+                    dn,
+                }],
+                ..Default::default()
+            })
+            .await
+            .expect_err(field);
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(err.message().starts_with(field), "{}", err.message());
+    }
     let err = w
         .report(v1::ReportRequest {
             worker: "w".into(),

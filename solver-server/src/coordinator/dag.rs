@@ -337,10 +337,14 @@ impl Dag {
         // 10.4 to 13.2 s in ten runs of twelve with ε = 1 (3 to 6 jobs; README, "Distributed
         // solve against the engine").
         let child_min = t_min.min(other.saturating_mul(2).saturating_add(1));
+        // At least 1: the child is already past it, and stops after its minimum share (0 would
+        // say "no threshold" on the wire).
         let child_sum = if t_sum == INFINITY {
             INFINITY
         } else {
-            t_sum.saturating_sub(node_sum.saturating_sub(self.ranking(id, c).1))
+            t_sum
+                .saturating_sub(node_sum.saturating_sub(self.ranking(id, c).1))
+                .max(1)
         };
         if or {
             (child_min, child_sum)
@@ -574,6 +578,22 @@ mod tests {
         dag.expand(bid, &[(d, 1, 2), (e, 1, 4)], 0);
         let did = dag.get(&d).expect("d");
         assert_eq!(dag.select_with_thresholds(), Some((did, (6, 9))));
+    }
+
+    #[test]
+    fn a_threshold_already_passed_is_1_not_0() {
+        // Searcher 2 expanded the root: a = (1, 3), b = (20, 1). Searcher 1 expanded b (AND):
+        // d = (10, 1), e = (10, 2). Searcher 1's own leaf is d, off the most-proving path (a):
+        // b may grow its pn to just past a's 1 (3), so d's pn threshold is 3 - (20 - 10) < 0,
+        // which is 1, stop after the minimum share; 0 would say "no threshold" on the wire.
+        let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
+        let (a, b) = (key(1, Side::Breaker), key(2, Side::Breaker));
+        dag.expand(ROOT, &[(a, 1, 3), (b, 20, 1)], 2);
+        let bid = dag.get(&b).expect("b");
+        let (d, e) = (key(3, Side::Maker), key(4, Side::Maker));
+        dag.expand(bid, &[(d, 10, 1), (e, 10, 2)], 1);
+        let did = dag.get(&d).expect("d");
+        assert_eq!(dag.select_for(1), Some((did, (1, 5))));
     }
 
     /// The leaf [`Dag::select_for`] leases `searcher` (without its thresholds).

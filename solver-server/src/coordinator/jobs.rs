@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use solver_core::games::seven::Key;
-use solver_core::pns::{Number, Value};
+use solver_core::pns::{INFINITY, Number, Value};
 use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
 use solver_proto::v1;
 use tokio::time::Instant;
@@ -26,8 +26,8 @@ pub const MAX_REPORT_CHILDREN: usize = 1024;
 pub const MAX_REPORT_SOLVED: usize = 100_000;
 
 fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
-    raw.parse()
-        .map_err(|_| invalid(field, format!("{raw:?} is not a job id (decimal digits)")))
+    super::parse_digits(raw)
+        .ok_or_else(|| invalid(field, format!("{raw:?} is not a job id (decimal digits)")))
 }
 
 impl State {
@@ -94,10 +94,20 @@ fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
     let mut children = Vec::with_capacity(req.children.len());
     for (i, c) in req.children.iter().enumerate() {
         let key = unpack(&c.position, &format!("children[{i}].position"))?.key();
-        if c.pn == 0 && c.dn == 0 {
-            return Err(invalid(format!("children[{i}]"), "pn and dn are both 0"));
-        }
-        children.push((key, c.pn, c.dn));
+        // A solved child gets the numbers of its value: the other number is infinite.
+        let (pn, dn) = match (c.pn, c.dn) {
+            (0, 0) => return Err(invalid(format!("children[{i}]"), "pn and dn are both 0")),
+            (0, _) => (0, INFINITY),
+            (_, 0) => (INFINITY, 0),
+            (pn, dn) if pn == INFINITY || dn == INFINITY => {
+                return Err(invalid(
+                    format!("children[{i}]"),
+                    format!("pn {pn}, dn {dn}: an unsolved child's numbers are below {INFINITY}"),
+                ));
+            }
+            numbers => numbers,
+        };
+        children.push((key, pn, dn));
     }
     let mut facts = Vec::with_capacity(req.solved.len());
     for (i, s) in req.solved.iter().enumerate() {
@@ -331,7 +341,7 @@ impl Coordinator {
         {
             let p = ps.progress_mut();
             p.jobs_done += 1;
-            p.worker_nodes += req.nodes;
+            p.worker_nodes = p.worker_nodes.saturating_add(req.nodes);
         }
         let mut ids: Vec<u64> = touched;
         ids.extend(target.map(|(p, _)| p));

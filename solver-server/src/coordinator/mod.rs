@@ -425,12 +425,20 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
 
 /// Parses a problem id from the wire.
 fn parse_problem_id(raw: &str) -> Result<u64, Error> {
-    raw.parse::<u64>().map_err(|_| {
+    parse_digits(raw).ok_or_else(|| {
         invalid(
             "problem_id",
             format!("{raw:?} is not a problem id (decimal digits)"),
         )
     })
+}
+
+/// A decimal number of digits alone (`str::parse` also takes a leading `+`).
+fn parse_digits(raw: &str) -> Option<u64> {
+    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    raw.parse().ok()
 }
 
 /// Validates a worker name or a request id: 1..=128 printable ASCII characters.

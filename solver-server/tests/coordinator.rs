@@ -269,6 +269,26 @@ async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
     assert_eq!(workers, 2);
 }
 
+/// A cancelled problem's progress stays as it was: a job leased before the cancel and reported
+/// after it (its solved values are still used) counts neither a job nor its nodes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_report_leaves_a_finished_problems_progress_alone() {
+    let server = start_with(|_| {}).await;
+    let (mut s, mut w) = clients(&server).await;
+    let id = submit(&mut s, empty_spec(9, true, 2_000)).await;
+    let job = lease_one(&mut w, "w").await;
+    s.cancel_problem(v1::GetProblemRequest {
+        problem_id: id.clone(),
+    })
+    .await
+    .expect("cancel");
+    let before = get(&mut s, &id).await;
+    assert!(!report(&mut w, "w", &job, &JobContext::new(64)).await);
+    let after = get(&mut s, &id).await;
+    assert_eq!(after.progress, before.progress);
+    assert_eq!(after.status, v1::ProblemStatus::Cancelled as i32);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn duplicate_reports_abandon_and_foreign_leases() {
     let server = start_with(|_| {}).await;
@@ -438,6 +458,18 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         .await
         .expect_err("unknown id");
     assert_eq!(err.code(), Code::NotFound);
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "w".into(),
+            job_id: "1".into(),
+            maker_wins: Some(true),
+            error: "the search panicked".into(),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a failure with a verdict");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().starts_with("maker_wins"), "{}", err.message());
     let err = w
         .lease(v1::LeaseRequest {
             worker: "w".into(),

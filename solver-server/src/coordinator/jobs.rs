@@ -90,6 +90,12 @@ fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
             ),
         ));
     }
+    if !req.error.is_empty() && req.maker_wins.is_some() {
+        return Err(invalid(
+            "maker_wins",
+            "is set, but so is error: a failed job has no verdict",
+        ));
+    }
     let value = req.maker_wins.map(maker_value);
     let mut children = Vec::with_capacity(req.children.len());
     for (i, c) in req.children.iter().enumerate() {
@@ -335,9 +341,11 @@ impl Coordinator {
             st.orphans.remove(&r.job);
         }
         let touched = self.apply_facts(&mut st, &r.facts, &mut batch)?;
+        // A finished problem's progress stays as its result shows it.
         if !duplicate
             && let Some((problem, _)) = target
             && let Some(ps) = st.problems.get_mut(&problem)
+            && ps.running()
         {
             let p = ps.progress_mut();
             p.jobs_done += 1;

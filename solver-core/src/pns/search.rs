@@ -772,7 +772,8 @@ impl<G: Game> Search<G> {
     /// Makes the unsolved node `id` (position `g`) expanded by its moves (`children`, from
     /// [`Expansion::moves`]): as it is if it already is, else expanded now, after forgetting
     /// a decomposition it was expanded by (its numbers are kept until the moves' replace them;
-    /// the parts stay in the table, where the moves' own decompositions find them). For the
+    /// the parts stay in the table, where the moves' own decompositions find them, until the
+    /// next garbage collection frees them). For the
     /// root of a run whose move children are reported ([`Search::child_reports`]). Returns the
     /// nodes created.
     pub(super) fn hold_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) -> u64 {
@@ -815,7 +816,10 @@ impl<G: Game> Search<G> {
     /// the node. The new, undecided children are then estimated together
     /// ([`Game::estimate_children`]) and stored.
     fn expand_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) {
-        let or = self.nodes[id as usize].or;
+        // The side to move's combination: a node expanded by a decomposition before (and
+        // collapsed, or held by its moves since) took the formula's connective instead.
+        let or = g.node_type() == NodeType::Or;
+        self.nodes[id as usize].or = or;
         // Each child: an existing node, or an index into `fresh`.
         let mut slots: Vec<(G::Move, Result<u32, usize>)> = Vec::new();
         let mut fresh: Vec<(G::Key, G)> = Vec::new();
@@ -1126,6 +1130,12 @@ impl<K> SolvedLog<K> {
         if self.entries.len() >= self.limit {
             self.entries.drain(..self.limit / 2);
         }
+        // Grown by doubling up to the limit, never past it (its bytes count in the cap).
+        let (len, capacity) = (self.entries.len(), self.entries.capacity());
+        if len == capacity {
+            self.entries
+                .reserve_exact(capacity.max(4).min(self.limit - len));
+        }
         self.entries.push((key, value));
     }
 }
@@ -1390,6 +1400,19 @@ mod tests {
         // Full at 20, the older 10 dropped, then refilled: the latest 10 to 20, in order.
         assert!((10..=20).contains(&kept.len()), "{}", kept.len());
         assert_eq!(kept[..], all[all.len() - kept.len()..]);
+        // The record never holds room for more than its limit (its bytes count in the cap).
+        let mut log = SolvedLog {
+            entries: Vec::new(),
+            limit: 1_000,
+        };
+        for i in 0..10_000u32 {
+            log.push(i, Value::Proven);
+            assert!(
+                log.entries.capacity() <= 1_000,
+                "{}",
+                log.entries.capacity()
+            );
+        }
     }
 
     #[test]

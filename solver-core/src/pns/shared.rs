@@ -380,8 +380,8 @@ mod tests {
     /// [`Random`] with two twists for tests. Its game code panics at depth 2 while `fuse`
     /// says so: 1 in [`Game::children`] (outside the lock), 2 in [`Game::estimate_children`]
     /// (under it). With `twins`, a position at an even depth whose hash says so decomposes
-    /// into its twin: the same position under another key (a one-part formula), searched by
-    /// its moves.
+    /// into its twin: the same position under another key (a one-part formula under the other
+    /// connective), searched by its moves.
     #[derive(Clone, Debug)]
     struct Variant {
         game: Random,
@@ -439,11 +439,17 @@ mod tests {
                 && !self.twin
                 && self.game.depth.is_multiple_of(2)
                 && !mix(self.game.id).is_multiple_of(3);
+            // One part under the connective opposite to the node's own (either gives the
+            // part's value), so that the node takes another combination while it holds it.
             splits.then(|| {
-                Formula::Position(Variant {
+                let twin = vec![Formula::Position(Variant {
                     twin: true,
                     ..self.clone()
-                })
+                })];
+                match self.node_type() {
+                    NodeType::Or => Formula::All(twin),
+                    NodeType::And => Formula::Any(twin),
+                }
             })
         }
     }
@@ -493,13 +499,18 @@ mod tests {
             if root.decompose().is_none() {
                 continue;
             }
-            // The engine alone expands the root by its decomposition (into its twin) ...
+            // The engine alone expands the root by its decomposition (into its twin; the root
+            // is the first node) ...
             let mut search = Search::new(root.clone());
+            search.run(&Limits {
+                max_nodes: Some(2),
+                ..Limits::default()
+            });
+            assert_eq!(search.stats().nodes_expanded, 1);
             let one = Limits {
                 max_nodes: Some(1),
                 ..Limits::default()
             };
-            search.run(&one);
             let shared = Shared::new(search);
             let moves_known = |shared: &Shared<Variant>| {
                 let s = shared.lock().expect("no panic");
@@ -511,6 +522,19 @@ mod tests {
             let nodes = AtomicU64::new(0);
             shared.run(root.clone(), &one, &nodes).expect("no panic");
             assert!(moves_known(&shared), "seed {seed}");
+            // ... combining its moves as the side to move does, not as the formula did.
+            {
+                let s = shared.lock().expect("no panic");
+                let moves = s.child_reports(&root);
+                let (pn, dn) =
+                    crate::pns::combine(root.node_type(), moves.iter().map(|c| (c.pn, c.dn)));
+                let want = match (pn, dn) {
+                    (0, _) => Outcome::Solved(Value::Proven),
+                    (_, 0) => Outcome::Solved(Value::Disproven),
+                    _ => Outcome::Unknown { pn, dn },
+                };
+                assert_eq!(s.outcome(), want, "seed {seed}");
+            }
             shared.lock().expect("no panic").assert_consistent();
             shared.lock().expect("no panic").assert_numbers_consistent();
             let out = shared

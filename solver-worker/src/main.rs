@@ -32,17 +32,26 @@ async fn main() -> anyhow::Result<()> {
     {
         let (graceful, abort) = (graceful.clone(), abort.clone());
         tokio::spawn(async move {
-            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
-            info!(
-                "finishing the running jobs; leasing nothing new (signal again to hand them back)"
-            );
-            graceful.cancel();
-            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
-            info!("handing the running jobs back (signal again to exit at once)");
-            abort.cancel();
-            tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
-            warn!("exiting at once; the running jobs' leases will expire");
-            std::process::exit(1);
+            // Each SIGINT or SIGTERM takes the next stage.
+            for stage in 0.. {
+                tokio::select! { _ = sigint.recv() => {}, _ = sigterm.recv() => {} }
+                match stage {
+                    0 => {
+                        info!(
+                            "finishing the running jobs; leasing nothing new (signal again to hand them back)"
+                        );
+                        graceful.cancel();
+                    }
+                    1 => {
+                        info!("handing the running jobs back (signal again to exit at once)");
+                        abort.cancel();
+                    }
+                    _ => {
+                        warn!("exiting at once; the running jobs' leases will expire");
+                        std::process::exit(1);
+                    }
+                }
+            }
         });
     }
     solver_worker::run(config, graceful, abort)

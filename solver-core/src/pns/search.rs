@@ -773,9 +773,8 @@ impl<G: Game> Search<G> {
     /// [`Expansion::moves`]): as it is if it already is, else expanded now, after forgetting
     /// a decomposition it was expanded by (its numbers are kept until the moves' replace them;
     /// the parts stay in the table, where the moves' own decompositions find them, until the
-    /// next garbage collection frees them). For the
-    /// root of a run whose move children are reported ([`Search::child_reports`]). Returns the
-    /// nodes created.
+    /// next garbage collection frees them). For the root of a run whose move children are
+    /// reported ([`Search::child_reports`]). Returns the nodes created.
     pub(super) fn hold_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) -> u64 {
         let n = &self.nodes[id as usize];
         if n.solved() {

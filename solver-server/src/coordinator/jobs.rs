@@ -103,8 +103,8 @@ fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
         // A solved child gets the numbers of its value: the other number is infinite.
         let (pn, dn) = match (c.pn, c.dn) {
             (0, 0) => return Err(invalid(format!("children[{i}]"), "pn and dn are both 0")),
-            (0, _) => (0, INFINITY),
-            (_, 0) => (INFINITY, 0),
+            (0, _) => solved_numbers(Value::Proven),
+            (_, 0) => solved_numbers(Value::Disproven),
             (pn, dn) if pn == INFINITY || dn == INFINITY => {
                 return Err(invalid(
                     format!("children[{i}]"),

@@ -136,10 +136,14 @@ pub enum BatchOp {
 }
 
 /// Writes applied atomically by [`Store::write`], in order: either all are visible or none.
+/// Every write survives a crash of the process once `write` returns; a [durable](Batch::make_durable)
+/// one also survives a crash of the machine.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Batch {
     /// The writes, in the order they apply (a later write to the same key wins).
     ops: Vec<BatchOp>,
+    /// Synced to disk before [`Store::write`] returns.
+    durable: bool,
 }
 
 impl Batch {
@@ -163,6 +167,19 @@ impl Batch {
             cf,
             key: key.into(),
         });
+    }
+
+    /// Makes [`Store::write`] sync this batch to disk before it returns (RocksDB's
+    /// `WriteOptions::set_sync`): for the rare writes whose loss in a crash of the machine
+    /// would lose accepted work or reuse job ids. Other writes go to the write-ahead log
+    /// without a sync, which a crash of the process does not lose.
+    pub fn make_durable(&mut self) {
+        self.durable = true;
+    }
+
+    /// Whether [`Batch::make_durable`] was called.
+    pub fn is_durable(&self) -> bool {
+        self.durable
     }
 
     /// The writes, in order.

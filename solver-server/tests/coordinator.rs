@@ -338,17 +338,19 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let p = get(&mut s, &id).await.progress.expect("progress");
     assert_eq!((p.jobs_in_flight, p.jobs_expired), (1, 0));
 
-    // A job id never handed out is unknown.
-    let err = w
-        .report(v1::ReportRequest {
-            worker: "a".into(),
-            job_id: "999999999".into(),
-            maker_wins: Some(true),
-            ..Default::default()
-        })
-        .await
-        .expect_err("unknown job");
-    assert_eq!(err.code(), Code::NotFound);
+    // A job id never handed out is unknown (ids start at 1).
+    for unknown in ["999999999", "0"] {
+        let err = w
+            .report(v1::ReportRequest {
+                worker: "a".into(),
+                job_id: unknown.into(),
+                maker_wins: Some(true),
+                ..Default::default()
+            })
+            .await
+            .expect_err("unknown job");
+        assert_eq!(err.code(), Code::NotFound, "job {unknown}");
+    }
 
     // Cancel stops the problem; its leases are cancelled.
     let p = s
@@ -560,12 +562,14 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
     );
 }
 
-/// A [`MemStore`] whose reads or writes fail once told to, as on a failing disk.
+/// A [`MemStore`] whose reads or writes fail once told to, as on a failing disk, and which
+/// records whether each batch written was durable.
 #[derive(Debug, Default)]
 struct FailingStore {
     inner: Arc<MemStore>,
     fail_reads: AtomicBool,
     fail_writes: AtomicBool,
+    durable: std::sync::Mutex<Vec<bool>>,
 }
 
 impl FailingStore {
@@ -591,6 +595,10 @@ impl Store for FailingStore {
     }
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
         self.check(&self.fail_writes, "write")?;
+        self.durable
+            .lock()
+            .expect("not poisoned")
+            .push(batch.is_durable());
         self.inner.write(batch)
     }
     fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError> {
@@ -600,6 +608,52 @@ impl Store for FailingStore {
     fn flush(&self) -> Result<(), StoreError> {
         self.inner.flush()
     }
+}
+
+/// What a crash of the machine must not lose is synced: an accepted problem, the job-id
+/// ceiling (ids handed out again would take another job's report), a result or a cancel. A
+/// report that only expands the DAG is not.
+#[tokio::test]
+async fn submits_job_id_blocks_and_ends_are_durable_writes() {
+    let store = Arc::new(FailingStore::default());
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    let last = || {
+        *store
+            .durable
+            .lock()
+            .expect("not poisoned")
+            .last()
+            .expect("a write")
+    };
+    let id = c
+        .submit(v1::SubmitRequest {
+            request_id: String::new(),
+            spec: Some(empty_spec(9, true, 200)),
+        })
+        .expect("submit")
+        .problem_id;
+    assert!(last(), "submit");
+    let lease = || {
+        c.lease(v1::LeaseRequest {
+            worker: "w".into(),
+            max_jobs: 1,
+            slot: 0,
+        })
+        .expect("lease")
+        .jobs
+        .remove(0)
+    };
+    let job = lease();
+    assert!(last(), "the first lease reserves a block of job ids");
+    let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("runs");
+    r.worker = "w".into();
+    assert!(r.maker_wins.is_none(), "200 nodes do not solve n = 9");
+    c.report(r).expect("report");
+    assert!(!last(), "a report that expands the DAG");
+    lease();
+    assert!(!last(), "a lease within the block");
+    c.cancel(&id).expect("cancel");
+    assert!(last(), "cancel");
 }
 
 #[tokio::test]

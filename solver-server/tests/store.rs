@@ -94,6 +94,14 @@ fn batch_applies_in_order(s: &dyn Store) {
     assert_eq!(s.get(ColumnFamily::Nodes, b"gone").expect("get"), None);
     assert_eq!(s.get(ColumnFamily::Meta, b"m").expect("get"), None);
     s.write(Batch::new()).expect("an empty batch is fine");
+    let mut b = Batch::new();
+    b.make_durable();
+    b.put(ColumnFamily::Meta, b"m".to_vec(), b"synced".to_vec());
+    s.write(b).expect("a durable write");
+    assert_eq!(
+        s.get(ColumnFamily::Meta, b"m").expect("get"),
+        Some(b"synced".to_vec())
+    );
     s.flush().expect("flush");
 }
 

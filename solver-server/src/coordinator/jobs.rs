@@ -171,11 +171,7 @@ impl Coordinator {
         let now = Instant::now();
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
         let mut st = self.lock()?;
-        let next = st.searchers.len() as u64 + 1;
-        let searcher = *st
-            .searchers
-            .entry((Arc::clone(&worker), req.slot))
-            .or_insert(super::dag::Searcher::try_from(next).unwrap_or(0));
+        let searcher = st.searcher(&worker, req.slot);
         let mut batch = Batch::new();
         let mut jobs = Vec::new();
         let running: Vec<u64> = st
@@ -314,7 +310,8 @@ impl Coordinator {
         let mut r = check_report(&req)?;
         let mut st = self.lock()?;
         let live = st.own_lease(r.job, &req.worker)?.cloned();
-        if live.is_none() && r.job >= st.next_job {
+        // Job ids start at 1.
+        if live.is_none() && (r.job == 0 || r.job >= st.next_job) {
             return Err(Error::NotFound(format!("job {}", r.job)));
         }
         let target = match &live {
@@ -330,7 +327,6 @@ impl Coordinator {
         if let (Some((_, leaf)), Some(v)) = (target, r.value) {
             r.facts.push((leaf, v));
         }
-        let duplicate = !st.reported.insert(r.job);
         let mut batch = Batch::new();
         let mut applied = false;
         if let Some(lease) = live {
@@ -341,9 +337,9 @@ impl Coordinator {
             st.orphans.remove(&r.job);
         }
         let touched = self.apply_facts(&mut st, &r.facts, &mut batch)?;
-        // A finished problem's progress stays as its result shows it.
-        if !duplicate
-            && let Some((problem, _)) = target
+        // A job counts once: its first report ends its lease or orphan, so a repeat has no
+        // target. A finished problem's progress stays as its result shows it.
+        if let Some((problem, _)) = target
             && let Some(ps) = st.problems.get_mut(&problem)
             && ps.running()
         {
@@ -533,10 +529,27 @@ impl Coordinator {
 }
 
 impl State {
+    /// The number of the searcher (`worker`, `slot`): its number since it was first seen, or a
+    /// new one; 0 (nobody) once every number is taken, without keeping the pair, so that
+    /// workers sending ever new names or slots cannot grow the map past `Searcher::MAX`.
+    fn searcher(&mut self, worker: &Arc<str>, slot: u32) -> super::dag::Searcher {
+        let pair = (Arc::clone(worker), slot);
+        if let Some(&known) = self.searchers.get(&pair) {
+            return known;
+        }
+        let Ok(n) = super::dag::Searcher::try_from(self.searchers.len() + 1) else {
+            return 0;
+        };
+        self.searchers.insert(pair, n);
+        n
+    }
+
     /// The next job id, reserving a new block of ids in the store when needed.
     fn next_job_id(&mut self, batch: &mut Batch) -> u64 {
         if self.next_job >= self.job_ceiling {
             self.job_ceiling = self.next_job + JOB_ID_BLOCK;
+            // A ceiling lost in a crash of the machine would hand out used ids again.
+            batch.make_durable();
             batch.put(
                 ColumnFamily::Meta,
                 keys::JOB_ID_CEILING_KEY,
@@ -567,4 +580,31 @@ fn check_children(children: &[(Key, Number, Number)], leaf: &Key) -> Result<(), 
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coordinator::dag::Searcher;
+
+    #[test]
+    fn searchers_keep_their_numbers_and_the_map_stops_at_the_last_number() {
+        let mut st = State::default();
+        let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
+        assert_eq!(st.searcher(&a, 0), 1);
+        assert_eq!(st.searcher(&b, 0), 2);
+        assert_eq!(st.searcher(&a, 7), 3);
+        assert_eq!(st.searcher(&a, 0), 1, "a pair keeps its number");
+        for slot in 1..=u32::from(Searcher::MAX) {
+            st.searcher(&b, slot);
+        }
+        assert_eq!(st.searchers.len(), usize::from(Searcher::MAX));
+        assert_eq!(st.searcher(&b, u32::MAX), 0, "no number left: nobody");
+        assert_eq!(
+            st.searchers.len(),
+            usize::from(Searcher::MAX),
+            "and not kept"
+        );
+        assert_eq!(st.searcher(&a, 7), 3, "known pairs keep theirs");
+    }
 }

@@ -103,8 +103,6 @@ struct State {
     deadlines: BTreeSet<(Instant, u64)>,
     /// Ended leases not reported yet: job id -> (problem, key).
     orphans: BTreeMap<u64, (u64, Key)>,
-    /// Job ids reported already: reports are idempotent.
-    reported: HashSet<u64>,
     /// The next job id to hand out.
     next_job: u64,
     /// Job ids below this are reserved in the store.
@@ -113,7 +111,8 @@ struct State {
     next_problem: u64,
     /// Round-robin cursor over problems for leasing.
     cursor: u64,
-    /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`).
+    /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`);
+    /// once every number is taken, later searchers are 0 (nobody) and not kept.
     searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
 }
 

@@ -146,6 +146,8 @@ impl Coordinator {
             ps.dirty.push(super::dag::ROOT);
         }
         let mut batch = Batch::new();
+        // An accepted problem survives a crash of the machine too.
+        batch.make_durable();
         batch.put(
             ColumnFamily::Meta,
             keys::NEXT_PROBLEM_ID_KEY,
@@ -310,6 +312,8 @@ fn end(
         }
     }
     ps.persist(id, batch);
+    // So does a result, or a cancel.
+    batch.make_durable();
     ps.notify();
 }
 

@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use rocksdb::{ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch};
+use rocksdb::{
+    ColumnFamilyDescriptor, DB, Direction, IteratorMode, Options, WriteBatch, WriteOptions,
+};
 
 use super::{Batch, BatchOp, ColumnFamily, KeyValue, Store, StoreError, ensure_schema};
 
@@ -88,13 +90,16 @@ impl Store for RocksStore {
 
     fn write(&self, batch: Batch) -> Result<(), StoreError> {
         let mut wb = WriteBatch::default();
-        for op in batch.ops {
+        let Batch { ops, durable } = batch;
+        for op in ops {
             match op {
                 BatchOp::Put { cf, key, value } => wb.put_cf(self.handle(cf)?, key, value),
                 BatchOp::Delete { cf, key } => wb.delete_cf(self.handle(cf)?, key),
             }
         }
-        self.db.write(wb).map_err(backend("write"))
+        let mut options = WriteOptions::default();
+        options.set_sync(durable);
+        self.db.write_opt(wb, &options).map_err(backend("write"))
     }
 
     fn scan_prefix(&self, cf: ColumnFamily, prefix: &[u8]) -> Result<Vec<KeyValue>, StoreError> {

@@ -610,6 +610,17 @@ impl Store for FailingStore {
     }
 }
 
+/// Submits the empty board `cols` wide (Maker to move) with `budget`-node jobs straight to
+/// `c`; returns its id.
+fn submit_to(c: &Coordinator, cols: usize, budget: u64) -> String {
+    c.submit(v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(empty_spec(cols, true, budget)),
+    })
+    .expect("submit")
+    .problem_id
+}
+
 /// What a crash of the machine must not lose is synced: an accepted problem, the job-id
 /// ceiling (ids handed out again would take another job's report), a result or a cancel. A
 /// report that only expands the DAG is not.
@@ -625,19 +636,13 @@ async fn submits_job_id_blocks_and_ends_are_durable_writes() {
             .last()
             .expect("a write")
     };
-    let id = c
-        .submit(v1::SubmitRequest {
-            request_id: String::new(),
-            spec: Some(empty_spec(9, true, 200)),
-        })
-        .expect("submit")
-        .problem_id;
+    let id = submit_to(&c, 9, 200);
     assert!(last(), "submit");
     let lease = || {
         c.lease(v1::LeaseRequest {
             worker: "w".into(),
             max_jobs: 1,
-            slot: 0,
+            ..Default::default()
         })
         .expect("lease")
         .jobs
@@ -654,6 +659,81 @@ async fn submits_job_id_blocks_and_ends_are_durable_writes() {
     assert!(!last(), "a lease within the block");
     c.cancel(&id).expect("cancel");
     assert!(last(), "cancel");
+}
+
+/// A lease retried with the same request id (its answer lost in flight) gets the same jobs
+/// while they are leased to the worker; a new request id gets new ones.
+#[tokio::test]
+async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    let id = submit_to(&c, 9, 200);
+    let lease = |worker: &str, request_id: &str| {
+        c.lease(v1::LeaseRequest {
+            worker: worker.into(),
+            max_jobs: 4,
+            slot: 0,
+            request_id: request_id.into(),
+        })
+        .expect("lease")
+        .jobs
+    };
+    let in_flight = || {
+        c.problem(&id)
+            .expect("problem")
+            .progress
+            .expect("progress")
+            .jobs_in_flight
+    };
+    let first = lease("w", "1");
+    assert_eq!(first.len(), 1, "the root alone");
+    assert_eq!(lease("w", "1"), first, "a retry: the same job");
+    assert_eq!(in_flight(), 1);
+    assert!(
+        lease("v", "1").is_empty(),
+        "another worker's request 1 is its own"
+    );
+    assert!(lease("w", "2").is_empty(), "a new request: nothing free");
+
+    // The root's report frees its children; the worker's next request gets some of them.
+    let mut r = run_job(&first[0], &JobContext::new(64), Arc::default()).expect("runs");
+    r.worker = "w".into();
+    c.report(r).expect("report");
+    let second = lease("w", "3");
+    assert!(!second.is_empty());
+    assert_eq!(lease("w", "3"), second);
+    // A job of the answer that is no longer leased is not answered again.
+    c.abandon(v1::AbandonRequest {
+        worker: "w".into(),
+        job_ids: vec![second[0].job_id.clone()],
+    })
+    .expect("abandon");
+    assert_eq!(lease("w", "3"), second[1..], "the jobs still leased");
+    assert_eq!(in_flight(), second.len() as u64 - 1);
+    // Once a new request came, the old one is forgotten: its id leases anew.
+    let third = lease("w", "4");
+    let again = lease("w", "3");
+    assert!(
+        again
+            .iter()
+            .all(|j| !third.contains(j) && !second.contains(j))
+    );
+    // Without a request id, every call leases anew.
+    let fourth = lease("w", "");
+    assert!(lease("w", "").iter().all(|j| !fourth.contains(j)));
+
+    let err = c
+        .lease(v1::LeaseRequest {
+            worker: "w".into(),
+            max_jobs: 1,
+            slot: 0,
+            request_id: "x".repeat(129),
+        })
+        .expect_err("a long request id");
+    assert!(
+        matches!(&err, Error::InvalidArgument(e) if e.to_string().contains("request_id")),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -686,18 +766,12 @@ async fn a_failed_read_stops_the_coordinator_too() {
 async fn after_a_store_failure_every_request_is_refused_and_a_restart_reloads_the_store() {
     let store = Arc::new(FailingStore::default());
     let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
-    let id = c
-        .submit(v1::SubmitRequest {
-            request_id: String::new(),
-            spec: Some(empty_spec(8, true, 2_000)),
-        })
-        .expect("submit")
-        .problem_id;
+    let id = submit_to(&c, 8, 2_000);
     let lease = |c: &Coordinator| {
         c.lease(v1::LeaseRequest {
             worker: "w1".into(),
             max_jobs: 1,
-            slot: 0,
+            ..Default::default()
         })
     };
     let job = lease(&c).expect("lease").jobs.remove(0);

@@ -266,7 +266,7 @@ pub async fn run(
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
-    let leasing = Arc::new(tokio::sync::Mutex::new(()));
+    let leasing = Arc::new(tokio::sync::Mutex::new(0));
     for _ in 0..slots {
         let slot = Slot {
             leasing: Arc::clone(&leasing),
@@ -314,8 +314,9 @@ const IDLE_WAIT: Duration = Duration::from_millis(10);
 struct Slot {
     /// Held by the slot whose turn it is to ask the coordinator for a job, from its lease
     /// through the job and its report to the next lease: one asks at a time, the others wait
-    /// for its job to start and help it (see [`Slot::run`]).
-    leasing: Arc<tokio::sync::Mutex<()>>,
+    /// for its job to start and help it (see [`Slot::run`]). Counts the lease requests, whose
+    /// number is their `request_id`: a retry sends the same one.
+    leasing: Arc<tokio::sync::Mutex<u64>>,
     client: Client,
     name: Arc<str>,
     ctx: Arc<JobContext>,
@@ -337,7 +338,7 @@ impl Slot {
         }
         // This slot's turn to ask the coordinator, kept from a job's lease to the next lease
         // after its report (see below).
-        let mut turn: Option<tokio::sync::OwnedMutexGuard<()>> = None;
+        let mut turn: Option<tokio::sync::OwnedMutexGuard<u64>> = None;
         loop {
             // After a graceful stop, a slot without the turn helps the job under way to its
             // end (a graceful stop finishes the running jobs), then stops.
@@ -382,14 +383,19 @@ impl Slot {
                     }
                 }
             }
+            let requests = turn.as_deref_mut().expect("this slot's turn");
+            *requests += 1;
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,
                 // One searcher: every slot searches the worker's one DAG.
                 slot: 0,
+                // Retries of this request (below) get the jobs of an answer lost in flight.
+                request_id: requests.to_string(),
             };
             // Not raced against a graceful stop: a lease the server granted must not be lost
-            // in flight (it would sit leased until it expires). Jobs that arrive after the
+            // in flight (it would sit leased until it expires, were it not for `request_id`:
+            // so a retry of a call that timed out gets it). Jobs that arrive after the
             // stop are handed back below. After a stop, a failed attempt is not repeated.
             let leased = with_backoff(
                 "lease",

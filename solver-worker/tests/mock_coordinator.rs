@@ -9,11 +9,13 @@ use solver_proto::v1::{self, work_server::Work, work_server::WorkServer};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-/// Leases `jobs` on the first request and nothing after; records reports and abandons in
-/// the order they come.
+/// Fails the first `failing_leases` lease requests, then leases `jobs` and nothing after;
+/// records each lease's request id, and reports and abandons in the order they come.
 #[derive(Default)]
 struct Scripted {
+    failing_leases: Mutex<u32>,
     jobs: Mutex<Vec<v1::Job>>,
+    lease_ids: Mutex<Vec<String>>,
     events: Mutex<Vec<String>>,
 }
 
@@ -25,8 +27,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Work for Scripted {
     async fn lease(
         &self,
-        _: Request<v1::LeaseRequest>,
+        req: Request<v1::LeaseRequest>,
     ) -> Result<Response<v1::LeaseResponse>, Status> {
+        lock(&self.lease_ids).push(req.into_inner().request_id);
+        let mut failing = lock(&self.failing_leases);
+        if *failing > 0 {
+            *failing -= 1;
+            return Err(Status::unavailable("the answer is lost"));
+        }
+        drop(failing);
         Ok(Response::new(v1::LeaseResponse {
             jobs: std::mem::take(&mut *lock(&self.jobs)),
             retry_after_ms: 20,
@@ -70,17 +79,15 @@ fn job(id: &str) -> v1::Job {
     }
 }
 
-#[tokio::test]
-async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
-    let script = Arc::new(Scripted::default());
-    *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
+/// Runs a two-slot worker against `script` until its first report, then stops it gracefully.
+async fn run_until_a_report(script: &Arc<Scripted>) -> Arc<solver_worker::Summary> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("address");
     let stop_server = CancellationToken::new();
     let server = tokio::spawn({
-        let (script, stop) = (Arc::clone(&script), stop_server.clone());
+        let (script, stop) = (Arc::clone(script), stop_server.clone());
         tonic::transport::Server::builder()
             .add_service(WorkServer::from_arc(script))
             .serve_with_incoming_shutdown(
@@ -108,6 +115,14 @@ async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
         .expect("the worker's run");
     stop_server.cancel();
     server.await.expect("server task").expect("server");
+    summary
+}
+
+#[tokio::test]
+async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
+    let summary = run_until_a_report(&script).await;
     assert_eq!(
         *lock(&script.events),
         ["abandon 2 3", "report 1"],
@@ -119,4 +134,24 @@ async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
             .load(std::sync::atomic::Ordering::Relaxed),
         2
     );
+}
+
+/// A lease call that fails (its answer lost, say) is retried with the same request id, so
+/// that a coordinator that leased jobs to it answers with those again; the next request has
+/// another id.
+#[tokio::test]
+async fn a_failed_lease_is_retried_with_its_request_id() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.failing_leases) = 2;
+    *lock(&script.jobs) = vec![job("1")];
+    run_until_a_report(&script).await;
+    let ids = lock(&script.lease_ids).clone();
+    assert!(
+        ids.len() >= 4,
+        "two failures, the answer, the next request: {ids:?}"
+    );
+    assert!(!ids[0].is_empty());
+    assert_eq!(ids[1], ids[0], "the first retry");
+    assert_eq!(ids[2], ids[0], "the second retry, answered");
+    assert_ne!(ids[3], ids[0], "a new request");
 }

@@ -157,10 +157,11 @@ impl Coordinator {
     /// Leases up to `max_jobs` leaves, round-robin over the running problems (`Work.Lease`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a bad worker name or `max_jobs` outside 1..=256; `INTERNAL` when
-    /// the store fails.
+    /// `INVALID_ARGUMENT` for a bad worker name or request id, or `max_jobs` outside
+    /// 1..=256; `INTERNAL` when the store fails.
     pub fn lease(&self, req: v1::LeaseRequest) -> Result<v1::LeaseResponse, Error> {
         check_name("worker", &req.worker, false)?;
+        check_name("request_id", &req.request_id, true)?;
         if !(1..=MAX_JOBS_PER_LEASE).contains(&req.max_jobs) {
             return Err(invalid(
                 "max_jobs",
@@ -172,8 +173,10 @@ impl Coordinator {
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
         let mut st = self.lock()?;
         let searcher = st.searcher(&worker, req.slot);
+        let pair = (Arc::clone(&worker), req.slot);
+        let mut jobs = st.answer_again(&pair, &req.request_id, now + self.config.lease);
+        let again = !jobs.is_empty();
         let mut batch = Batch::new();
-        let mut jobs = Vec::new();
         let running: Vec<u64> = st
             .problems
             .iter()
@@ -182,7 +185,7 @@ impl Coordinator {
             .collect();
         let mut exhausted = 0;
         let mut turn = running.iter().position(|&id| id >= st.cursor).unwrap_or(0);
-        while jobs.len() < req.max_jobs as usize && exhausted < running.len() {
+        while !again && jobs.len() < req.max_jobs as usize && exhausted < running.len() {
             let id = running[turn % running.len()];
             turn += 1;
             let ps = st.problems.get_mut(&id).expect("listed above");
@@ -231,6 +234,9 @@ impl Coordinator {
             });
         }
         self.write(batch)?;
+        if !again && !jobs.is_empty() && !req.request_id.is_empty() && searcher != 0 {
+            st.answers.insert(pair, (req.request_id, jobs.clone()));
+        }
         metrics::counter!("solver_jobs_leased_total").increment(jobs.len() as u64);
         metrics::gauge!("solver_jobs_in_flight").set(st.leases.len() as f64);
         debug!(worker = %worker, jobs = jobs.len(), "leased");
@@ -275,15 +281,12 @@ impl Coordinator {
         let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
         let mut cancelled = Vec::new();
         for job in jobs {
-            let Some(lease) = st.leases.get_mut(&job) else {
+            let Some(lease) = st.leases.get(&job) else {
                 cancelled.push(job.to_string());
                 continue;
             };
-            let old = lease.deadline;
-            lease.deadline = deadline;
             let (problem, node) = (lease.problem, lease.node);
-            st.deadlines.remove(&(old, job));
-            st.deadlines.insert((deadline, job));
+            st.renew(job, deadline);
             let solved = st.problems[&problem]
                 .dag
                 .as_ref()
@@ -542,6 +545,45 @@ impl State {
         };
         self.searchers.insert(pair, n);
         n
+    }
+
+    /// Moves the live lease `job`'s deadline to `deadline`.
+    fn renew(&mut self, job: u64, deadline: Instant) {
+        if let Some(lease) = self.leases.get_mut(&job) {
+            let old = std::mem::replace(&mut lease.deadline, deadline);
+            self.deadlines.remove(&(old, job));
+            self.deadlines.insert((deadline, job));
+        }
+    }
+
+    /// The jobs of the searcher `pair`'s last answer, if `request_id` is that answer's (a
+    /// retry of it), that are still leased to the worker, their leases renewed to `deadline`;
+    /// none for a new request, whose arrival forgets the old answer.
+    fn answer_again(
+        &mut self,
+        pair: &(Arc<str>, u32),
+        request_id: &str,
+        deadline: Instant,
+    ) -> Vec<v1::Job> {
+        let jobs = match self.answers.get(pair) {
+            Some((id, jobs)) if !request_id.is_empty() && id == request_id => jobs.clone(),
+            _ => {
+                self.answers.remove(pair);
+                return Vec::new();
+            }
+        };
+        let live: Vec<(u64, v1::Job)> = jobs
+            .into_iter()
+            .filter_map(|j| {
+                let id: u64 = j.job_id.parse().ok()?;
+                let own = self.leases.get(&id).is_some_and(|l| l.worker == pair.0);
+                own.then_some((id, j))
+            })
+            .collect();
+        for &(id, _) in &live {
+            self.renew(id, deadline);
+        }
+        live.into_iter().map(|(_, j)| j).collect()
     }
 
     /// The next job id, reserving a new block of ids in the store when needed.

@@ -114,6 +114,9 @@ struct State {
     /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`);
     /// once every number is taken, later searchers are 0 (nobody) and not kept.
     searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
+    /// The last lease answer with jobs of each numbered searcher, with its request id, for a
+    /// retry of that request (`LeaseRequest.request_id`).
+    answers: HashMap<(Arc<str>, u32), (String, Vec<v1::Job>)>,
 }
 
 /// A leased leaf.

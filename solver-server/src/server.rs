@@ -10,6 +10,7 @@
 
 use std::future::Future;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use solver_proto::v1::rules_server::RulesServer;
 use solver_proto::v1::solver_server::SolverServer;
@@ -109,6 +110,7 @@ pub async fn serve(
     }
     let sweeper_stop = CancellationToken::new();
     let sweeper = tokio::spawn(sweep(Arc::clone(&coordinator), sweeper_stop.clone()));
+    let namer = tokio::spawn(name_moves(Arc::clone(&coordinator), sweeper_stop.clone()));
 
     let (health, health_service) = tonic_health::server::health_reporter();
     health.set_serving::<RulesServer<RulesService>>().await;
@@ -187,6 +189,7 @@ pub async fn serve(
 
     sweeper_stop.cancel();
     let _ = sweeper.await;
+    let _ = namer.await;
     drop(coordinator);
     if failure.is_cancelled() {
         // The store failed: flushing what it holds may fail too, and the failure is the news.
@@ -214,6 +217,35 @@ async fn sweep(coordinator: Arc<Coordinator>, stop: CancellationToken) {
         }
         if let Err(e) = coordinator.expire(tokio::time::Instant::now()) {
             error!(error = %e, "expiring leases failed");
+        }
+    }
+}
+
+/// Searches the winning first moves of solved problems that wait for them
+/// ([`Coordinator::name_winning_moves`]) on a blocking thread, until `stop` (which cancels a
+/// search under way: its problem waits for the next run) or a failure.
+async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
+    let failure = coordinator.failure();
+    let cancel = Arc::new(AtomicBool::new(false));
+    loop {
+        tokio::select! {
+            () = stop.cancelled() => return,
+            () = failure.cancelled() => return,
+            () = coordinator.moves_wanted() => {}
+        }
+        let (c, flag) = (Arc::clone(&coordinator), Arc::clone(&cancel));
+        let mut search = tokio::task::spawn_blocking(move || c.name_winning_moves(&flag));
+        let result = tokio::select! {
+            r = &mut search => r,
+            () = stop.cancelled() => {
+                cancel.store(true, Ordering::Relaxed);
+                search.await
+            }
+        };
+        match result {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => error!(error = %e, "naming winning moves failed"),
+            Err(e) => error!(error = %e, "naming winning moves stopped"),
         }
     }
 }

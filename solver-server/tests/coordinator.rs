@@ -13,7 +13,7 @@ use common::{TestServer, channel, lease, start_with};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use solver_server::coordinator::{Coordinator, CoordinatorConfig};
 use solver_server::error::Error;
-use solver_server::store::{Batch, ColumnFamily, KeyValue, MemStore, Store, StoreError};
+use solver_server::store::{Batch, ColumnFamily, KeyValue, MemStore, Store, StoreError, keys};
 use solver_worker::job::{JobContext, run_job};
 use tokio_stream::StreamExt;
 use tonic::Code;
@@ -847,4 +847,100 @@ async fn a_store_failure_stops_the_server_with_an_error() {
         matches!(ended, Err(solver_server::server::RunError::StoreFailed)),
         "{ended:?}"
     );
+}
+
+/// A store whose table of solved positions says the empty 8-wide board with Maker to move is
+/// a Maker win (solved here, all winning moves named), and nothing about its children:
+/// as if a problem had solved it inside one job. Returns the store and the winning moves.
+fn store_knowing_the_root_alone() -> (Arc<MemStore>, Vec<String>) {
+    use solver_core::games::seven::{self, Cols, Position, Rules, SevenGame, Side};
+    use solver_core::pns::{Game, Limits, Outcome, Value};
+    let cols = Cols::try_from(8u32).expect("width");
+    let position = Position::empty(cols, Side::Maker);
+    let mut root = SevenGame::new(position, Rules::new(cols, &[])).expect("game");
+    assert_eq!(root.simplify(), None, "the reductions do not decide it");
+    let report = seven::solve(position, &[], &Limits::default(), true);
+    assert_eq!(report.outcome, Outcome::Solved(Value::Proven));
+    let moves: Vec<String> = report.winning_moves.iter().map(|c| c.name()).collect();
+    assert!(!moves.is_empty());
+    let store = Arc::new(MemStore::new());
+    let packed = solver_proto::convert::seven::pack_key(&root.key());
+    store
+        .put(ColumnFamily::Tt, &keys::seven_tt(&packed), &[1])
+        .expect("put");
+    (store, moves)
+}
+
+/// A problem solved with no known value naming a winning move waits, running, for a search
+/// of its moves outside the lock; a stopped search leaves it waiting, also across a restart.
+#[tokio::test]
+async fn winning_moves_no_known_value_names_are_searched_outside_the_lock() {
+    let (store, moves) = store_knowing_the_root_alone();
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    let id = submit_to(&c, 8, 2_000);
+    let p = c.problem(&id).expect("problem");
+    assert!(running(&p), "it waits for its moves");
+    assert!(c.result(&id).is_err());
+    let leased = c
+        .lease(v1::LeaseRequest {
+            worker: "w".into(),
+            max_jobs: 1,
+            ..Default::default()
+        })
+        .expect("lease");
+    assert!(leased.jobs.is_empty(), "nothing to lease");
+    // Stopped: the problem waits on, and a new server run searches again.
+    let stopped = Arc::new(AtomicBool::new(true));
+    assert_eq!(c.name_winning_moves(&stopped).expect("stopped"), 0);
+    assert!(running(&c.problem(&id).expect("problem")));
+    drop(c);
+    let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
+    tokio::time::timeout(Duration::from_secs(5), c.moves_wanted())
+        .await
+        .expect("the reloaded problem wants its moves");
+    assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 1);
+    let r = c.result(&id).expect("solved");
+    assert_eq!(r.winner, v1::Winner::Maker as i32);
+    assert!(!r.winning_moves.is_empty());
+    assert!(
+        r.winning_moves.iter().all(|m| moves.contains(m)),
+        "{:?} against {moves:?}",
+        r.winning_moves
+    );
+    assert_eq!(c.name_winning_moves(&Arc::default()).expect("none"), 0);
+}
+
+/// The server searches those moves by itself and the result follows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_names_winning_moves_in_the_background() {
+    let (store, moves) = store_knowing_the_root_alone();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("address");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(solver_server::server::serve(
+        solver_server::config::Config::new(addr, dir.path().join("unused")),
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+        store as Arc<dyn Store>,
+    ));
+    let mut s = SolverClient::new(channel(addr).await);
+    let id = submit(&mut s, empty_spec(8, true, 2_000)).await;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let p = loop {
+        let p = get(&mut s, &id).await;
+        if !running(&p) || Instant::now() > deadline {
+            break p;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    assert_eq!(winner(&p), v1::Winner::Maker);
+    let named = &p.result.expect("result").winning_moves;
+    assert!(!named.is_empty() && named.iter().all(|m| moves.contains(m)));
+    let _ = stop.send(());
+    server.await.expect("server task").expect("server");
 }

@@ -358,6 +358,7 @@ impl Coordinator {
             self.settle(&mut st, id, &mut batch, &r.facts)?;
         }
         self.write(batch)?;
+        self.wake_moves(&st);
         metrics::counter!("solver_reports_total", "applied" => applied.to_string()).increment(1);
         if !req.error.is_empty() {
             warn!(job = r.job, worker = %req.worker, error = %req.error, "job failed");

@@ -20,6 +20,8 @@ mod jobs;
 mod problems;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -88,6 +90,9 @@ pub struct Coordinator {
     /// Fired by the first failure of the store or panic under the lock
     /// ([`Coordinator::failure`]).
     failed: CancellationToken,
+    /// Woken when a solved problem waits for its winning first moves
+    /// ([`Coordinator::moves_wanted`]).
+    moves: tokio::sync::Notify,
 }
 
 /// Everything the lock protects.
@@ -117,6 +122,9 @@ struct State {
     /// The last lease answer with jobs of each numbered searcher, with its request id, for a
     /// retry of that request (`LeaseRequest.request_id`).
     answers: HashMap<(Arc<str>, u32), (String, Vec<v1::Job>)>,
+    /// Solved problems waiting for a search of their winning first moves
+    /// ([`Coordinator::name_winning_moves`]).
+    moves_wanted: Vec<problems::MovesSearch>,
 }
 
 /// A leased leaf.
@@ -159,6 +167,8 @@ struct ProblemState {
     started: Instant,
     /// Ticks on every change, for watchers, with whether the problem has finished.
     changed: watch::Sender<bool>,
+    /// Solved, and waiting in `State::moves_wanted` for its winning first moves.
+    awaiting_moves: bool,
 }
 
 impl ProblemState {
@@ -297,6 +307,7 @@ impl Coordinator {
             }),
             config,
             work: tokio::sync::Notify::new(),
+            moves: tokio::sync::Notify::new(),
             failed,
         };
         coordinator.settle_loaded()?;
@@ -317,7 +328,61 @@ impl Coordinator {
         for (id, v) in done {
             problems::finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
         }
-        self.write(batch)
+        self.write(batch)?;
+        self.wake_moves(&st);
+        Ok(())
+    }
+
+    /// Wakes [`Coordinator::moves_wanted`] if a solved problem waits for its winning moves.
+    fn wake_moves(&self, st: &State) {
+        if !st.moves_wanted.is_empty() {
+            self.moves.notify_one();
+        }
+    }
+
+    /// Returns once a solved problem waits for a search of its winning first moves (at once
+    /// if one came since the last call): then call [`Coordinator::name_winning_moves`].
+    pub async fn moves_wanted(&self) {
+        self.moves.notified().await;
+    }
+
+    /// Searches the winning first moves of every solved problem waiting for them, one at a
+    /// time and outside the lock (up to four job budgets of nodes each: seconds to minutes),
+    /// and ends each problem that is still running with its result. A problem whose search
+    /// `cancel` stopped waits for the next server run. Returns the problems ended.
+    ///
+    /// # Errors
+    /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]); `INTERNAL` when the store
+    /// fails.
+    pub fn name_winning_moves(&self, cancel: &Arc<AtomicBool>) -> Result<usize, Error> {
+        let mut ended = 0;
+        loop {
+            let Some(search) = self.lock()?.moves_wanted.pop() else {
+                return Ok(ended);
+            };
+            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(cancel))) {
+                Ok(Some(moves)) => moves,
+                Ok(None) => return Ok(ended),
+                Err(_) => {
+                    error!(
+                        problem = search.id,
+                        "the search of the winning moves panicked"
+                    );
+                    Vec::new()
+                }
+            };
+            let mut st = self.lock()?;
+            let mut batch = Batch::new();
+            if st
+                .problems
+                .get(&search.id)
+                .is_some_and(ProblemState::running)
+            {
+                problems::complete(&mut st, search.id, search.value, moves, &mut batch)?;
+                ended += 1;
+            }
+            self.write(batch)?;
+        }
     }
 
     /// The configuration.

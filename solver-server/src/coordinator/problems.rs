@@ -1,6 +1,7 @@
 //! Problems: submit, get, list, watch, cancel, results, and reloading them after a restart.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique};
 use solver_core::pns::{Game, Limits, Outcome, Value};
@@ -10,7 +11,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 use tracing::{info, warn};
 
-use super::dag::{Dag, StoredNode};
+use super::dag::{Dag, StoredNode, solved_numbers};
 use super::{
     Coordinator, Error, MAX_JOB_BUDGET, ProblemState, State, check_name, invalid, parse_problem_id,
     parse_techniques,
@@ -138,13 +139,20 @@ impl Coordinator {
             workers: Default::default(),
             elapsed_before_ms: 0,
             started: Instant::now(),
+            awaiting_moves: false,
             changed,
         };
-        if value.is_none() {
-            let (pn, dn) = game.estimate();
-            ps.dag = Some(Dag::new(root, pn.max(1), dn.max(1)));
-            ps.dirty.push(super::dag::ROOT);
-        }
+        // A decided root is a solved one-node DAG until the problem ends (which may wait for
+        // a search of its winning moves, see `finish`).
+        let (pn, dn) = match value {
+            Some(v) => solved_numbers(v),
+            None => {
+                let (pn, dn) = game.estimate();
+                (pn.max(1), dn.max(1))
+            }
+        };
+        ps.dag = Some(Dag::new(root, pn, dn));
+        ps.dirty.push(super::dag::ROOT);
         let mut batch = Batch::new();
         // An accepted problem survives a crash of the machine too.
         batch.make_durable();
@@ -154,12 +162,14 @@ impl Coordinator {
             (id + 1).to_be_bytes(),
         );
         st.problems.insert(id, ps);
-        if let Some(v) = value {
-            finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
-        } else if let Some(ps) = st.problems.get_mut(&id) {
+        if let Some(ps) = st.problems.get_mut(&id) {
             ps.persist(id, &mut batch);
         }
+        if let Some(v) = value {
+            finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
+        }
         self.write(batch)?;
+        self.wake_moves(&st);
         st.next_problem = id + 1;
         if !req.request_id.is_empty() {
             st.request_ids.insert(req.request_id, id);
@@ -250,7 +260,10 @@ impl Coordinator {
     }
 }
 
-/// Solves problem `id` with `value`: computes the result, ends it and writes it to `batch`.
+/// Solves problem `id` with `value`: names the winning first moves, ends the problem and
+/// writes it to `batch`. Where no known value names a winning move, the problem stays running
+/// (its DAG's root solved, so nothing is leased) and waits for a search of them outside the
+/// lock ([`Coordinator::name_winning_moves`]), which ends it.
 pub(super) fn finish(
     st: &mut State,
     store: &dyn Store,
@@ -259,8 +272,81 @@ pub(super) fn finish(
     batch: &mut Batch,
     facts: &[(Key, Value)],
 ) -> Result<(), Error> {
+    let ps = st
+        .problems
+        .get_mut(&id)
+        .expect("the caller found the problem");
+    if ps.awaiting_moves {
+        return Ok(());
+    }
+    match named_moves(ps, store, value, facts)? {
+        Some(moves) => complete(st, id, value, moves, batch),
+        None => {
+            ps.awaiting_moves = true;
+            let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
+            let search = MovesSearch {
+                id,
+                value,
+                position: ps.position,
+                disabled: ps.disabled.clone(),
+                budget: match spec.job_node_budget {
+                    0 => super::DEFAULT_JOB_BUDGET,
+                    b => b,
+                },
+            };
+            st.moves_wanted.push(search);
+            Ok(())
+        }
+    }
+}
+
+/// A solved problem whose winning first moves no known value names (its root was solved inside
+/// one job, or decided by the reductions or the table alone): they are searched for outside
+/// the lock, as a job would, with room for four jobs' work.
+#[derive(Debug)]
+pub(super) struct MovesSearch {
+    pub(super) id: u64,
+    pub(super) value: Value,
+    position: Position,
+    disabled: Vec<Technique>,
+    budget: u64,
+}
+
+impl MovesSearch {
+    /// The winning first moves, or `None` when `cancel` stopped the search (the problem then
+    /// waits for the next server run).
+    pub(super) fn run(&self, cancel: &Arc<AtomicBool>) -> Option<Vec<String>> {
+        let limits = Limits {
+            max_nodes: Some(self.budget.saturating_mul(4)),
+            cancel: Some(Arc::clone(cancel)),
+            ..Limits::default()
+        };
+        let report =
+            solver_core::games::seven::solve(self.position, &self.disabled, &limits, false);
+        if cancel.load(Ordering::Relaxed) {
+            return None;
+        }
+        if report.outcome != Outcome::Solved(self.value) {
+            warn!(
+                problem = self.id,
+                "no winning first move found within the budget"
+            );
+            return Some(Vec::new());
+        }
+        Some(report.winning_moves.iter().map(|c| c.name()).collect())
+    }
+}
+
+/// Ends the solved problem `id` with `value` and its winning first `moves`, and writes it to
+/// `batch`.
+pub(super) fn complete(
+    st: &mut State,
+    id: u64,
+    value: Value,
+    winning_moves: Vec<String>,
+    batch: &mut Batch,
+) -> Result<(), Error> {
     let ps = &st.problems[&id];
-    let winning_moves = winning_moves(ps, store, value, facts)?;
     // Every value the DAG proved, the root's included, answers later problems at once.
     let root = unpack(&ps.root, "root").map_err(corrupt)?.key();
     put_tt(batch, &root, value);
@@ -317,24 +403,23 @@ fn end(
     ps.notify();
 }
 
-/// The winning first moves of the side to move when `value` says it wins: every empty cell
-/// whose resulting position simplifies to a win or is a win in the DAG or `tt`. When that names
-/// none (the root was solved inside one job), the position is searched again here within four
-/// job budgets.
-/// The winning first moves, read from the DAG, then `facts` (solved positions of the report
-/// being applied, not yet in the store), then the store's `tt`; a re-search when none names one.
-fn winning_moves(
+/// The winning first moves of the side to move when `value` says it wins (none when it
+/// loses): every empty cell whose resulting position simplifies to a win or is a win in the
+/// DAG, then in `facts` (solved positions of the report being applied, not yet in the store),
+/// then in the store's `tt`. `None` when the side to move wins but no known value names a
+/// move: they need a search ([`MovesSearch`]).
+fn named_moves(
     ps: &ProblemState,
     store: &dyn Store,
     value: Value,
     facts: &[(Key, Value)],
-) -> Result<Vec<String>, Error> {
+) -> Result<Option<Vec<String>>, Error> {
     let mover = match ps.position.to_move() {
         Side::Maker => Value::Proven,
         Side::Breaker => Value::Disproven,
     };
     if value != mover {
-        return Ok(Vec::new());
+        return Ok(Some(Vec::new()));
     }
     let known = |k: &Key| -> Result<Option<Value>, StoreError> {
         if let Some(v) = ps
@@ -366,27 +451,7 @@ fn winning_moves(
             moves.push(cell.name());
         }
     }
-    if !moves.is_empty() {
-        return Ok(moves);
-    }
-    // The DAG names no move (the root was solved inside one job): search the position again
-    // in this process, as a job would, with room for a job's work.
-    let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
-    let budget = match spec.job_node_budget {
-        0 => super::DEFAULT_JOB_BUDGET,
-        b => b,
-    };
-    let limits = Limits {
-        max_nodes: Some(budget.saturating_mul(4)),
-        ..Limits::default()
-    };
-    let report = solver_core::games::seven::solve(ps.position, &ps.disabled, &limits, false);
-    if report.outcome == Outcome::Solved(mover) {
-        moves.extend(report.winning_moves.iter().map(|c| c.name()));
-    } else {
-        warn!(problem = %ps.problem.problem_id, "no winning first move found within the budget");
-    }
-    Ok(moves)
+    Ok((!moves.is_empty()).then_some(moves))
 }
 
 fn unix_ms() -> u64 {
@@ -440,6 +505,7 @@ pub(super) fn load(store: &dyn Store) -> Result<State, Error> {
             in_flight: 0,
             workers: Default::default(),
             started: Instant::now(),
+            awaiting_moves: false,
             changed: watch::channel(false).0,
         };
         if ps.running() {

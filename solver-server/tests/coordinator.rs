@@ -813,23 +813,35 @@ async fn after_a_store_failure_every_request_is_refused_and_a_restart_reloads_th
     assert_eq!(again[0].position, job.position, "the same leaf");
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_store_failure_stops_the_server_with_an_error() {
-    let store = Arc::new(FailingStore::default());
+/// A server on `store` (127.0.0.1, port 0; its data directory is not used): its address, the
+/// sender that stops it, and its task.
+async fn serve_on(
+    store: Arc<dyn Store>,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Result<(), solver_server::server::RunError>>,
+) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("address");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(solver_server::server::serve(
-        solver_server::config::Config::new(addr, dir.path().join("unused")),
+        solver_server::config::Config::new(addr, std::path::PathBuf::from("unused")),
         listener,
         async move {
             let _ = stopped.await;
         },
-        Arc::clone(&store) as Arc<dyn Store>,
+        store,
     ));
+    (addr, stop, server)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_store_failure_stops_the_server_with_an_error() {
+    let store = Arc::new(FailingStore::default());
+    let (addr, _stop, server) = serve_on(Arc::clone(&store) as Arc<dyn Store>).await;
     let ch = channel(addr).await;
     let (mut s, mut w) = (SolverClient::new(ch.clone()), WorkClient::new(ch));
     submit(&mut s, empty_spec(8, true, 2_000)).await;
@@ -914,20 +926,7 @@ async fn winning_moves_no_known_value_names_are_searched_outside_the_lock() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_names_winning_moves_in_the_background() {
     let (store, moves) = store_knowing_the_root_alone();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("address");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(solver_server::server::serve(
-        solver_server::config::Config::new(addr, dir.path().join("unused")),
-        listener,
-        async move {
-            let _ = stopped.await;
-        },
-        store as Arc<dyn Store>,
-    ));
+    let (addr, stop, server) = serve_on(store as Arc<dyn Store>).await;
     let mut s = SolverClient::new(channel(addr).await);
     let id = submit(&mut s, empty_spec(8, true, 2_000)).await;
     let deadline = Instant::now() + Duration::from_secs(60);

@@ -13,6 +13,7 @@ use solver_proto::convert::havannah::Query;
 use solver_proto::v1::{CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell};
 
 use crate::cli::{for_each_jsonl, usage};
+use crate::problems::Backend;
 
 /// Havannah commands.
 #[derive(Debug, clap::Subcommand)]
@@ -69,43 +70,19 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
-/// Where queries are answered.
-enum Backend {
-    Local,
-    Remote(Box<crate::problems::Rules>),
-}
-
-impl Backend {
-    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Self> {
-        Ok(match remote.rules().await? {
-            None => Self::Local,
-            Some(rules) => Self::Remote(Box::new(rules)),
-        })
-    }
-
-    async fn ask(
-        &mut self,
-        req: CheckHavannahWinRequest,
-    ) -> anyhow::Result<CheckHavannahWinResponse> {
-        match self {
-            Self::Local => {
-                let query = Query::try_from(&req).map_err(usage)?;
-                let answer = query.answer().map_err(usage)?;
-                Ok(CheckHavannahWinResponse::from(&answer))
-            }
-            Self::Remote(client) => match client.check_havannah_win(req).await {
-                Ok(r) => Ok(r.into_inner()),
-                Err(s) => {
-                    let line = format!("server: {:?}: {}", s.code(), s.message());
-                    if s.code() == tonic::Code::InvalidArgument {
-                        Err(usage(line))
-                    } else {
-                        Err(anyhow::anyhow!(line))
-                    }
-                }
-            },
-        }
-    }
+/// One win query, answered by `backend`.
+async fn ask(
+    backend: &mut Backend,
+    req: CheckHavannahWinRequest,
+) -> anyhow::Result<CheckHavannahWinResponse> {
+    let local = |req: CheckHavannahWinRequest| {
+        let query = Query::try_from(&req).map_err(usage)?;
+        let answer = query.answer().map_err(usage)?;
+        Ok(CheckHavannahWinResponse::from(&answer))
+    };
+    backend
+        .answer(req, local, async |c, req| c.check_havannah_win(req).await)
+        .await
 }
 
 async fn check(args: CheckArgs) -> anyhow::Result<()> {
@@ -115,7 +92,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<()> {
         return tokio::task::block_in_place(|| {
             for_each_jsonl(path, |line| {
                 let req = request_from_json(line)?;
-                let answer = handle.block_on(backend.ask(req))?;
+                let answer = handle.block_on(ask(&mut backend, req))?;
                 Ok(answer_json(&answer))
             })
         });
@@ -134,7 +111,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<()> {
         r#move: Some(HavannahCell { row, col }),
         player,
     };
-    let answer = backend.ask(req.clone()).await?;
+    let answer = ask(&mut backend, req.clone()).await?;
     print!("{}", render(&req, &answer)?);
     Ok(())
 }

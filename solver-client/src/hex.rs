@@ -21,7 +21,8 @@ use solver_proto::v1::{
     SolveHexRequest, SolveHexResponse,
 };
 
-use crate::cli::{for_each_jsonl, server_error, usage};
+use crate::cli::{for_each_jsonl, usage};
+use crate::problems::Backend;
 
 /// The Hex commands.
 #[derive(Debug, Subcommand)]
@@ -98,53 +99,31 @@ impl BoardArgs {
     }
 }
 
-/// Where answers come from.
-enum Backend {
-    /// `solver_core` in this process.
-    Local,
-    /// A `Rules` server.
-    Remote(Box<crate::problems::Rules>),
+async fn check(
+    backend: &mut Backend,
+    req: CheckHexWinRequest,
+) -> anyhow::Result<CheckHexWinResponse> {
+    let local = |req: CheckHexWinRequest| {
+        let board = conv::board(req.board.as_ref(), "board").map_err(usage)?;
+        Ok(conv::check_answer(&board))
+    };
+    backend
+        .answer(req, local, async |c, req| c.check_hex_win(req).await)
+        .await
 }
 
-impl Backend {
-    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Backend> {
-        Ok(match remote.rules().await? {
-            None => Backend::Local,
-            Some(rules) => Backend::Remote(Box::new(rules)),
-        })
-    }
-
-    async fn check(&mut self, req: CheckHexWinRequest) -> anyhow::Result<CheckHexWinResponse> {
-        match self {
-            Backend::Local => {
-                let board = conv::board(req.board.as_ref(), "board").map_err(usage)?;
-                Ok(conv::check_answer(&board))
-            }
-            Backend::Remote(client) => client
-                .check_hex_win(req)
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(server_error),
-        }
-    }
-
-    async fn solve(&mut self, req: SolveHexRequest) -> anyhow::Result<SolveHexResponse> {
-        match self {
-            Backend::Local => {
-                let q = conv::SolveQuery::try_from(&req).map_err(usage)?;
-                let start = Instant::now();
-                let mut opts = q.options;
-                opts.deadline = Some(start + q.time_limit);
-                let outcome = pns::solve(&q.board, q.to_move, &opts);
-                Ok(conv::solve_answer(&outcome, start.elapsed()))
-            }
-            Backend::Remote(client) => client
-                .solve_hex(req)
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(server_error),
-        }
-    }
+async fn solve(backend: &mut Backend, req: SolveHexRequest) -> anyhow::Result<SolveHexResponse> {
+    let local = |req: SolveHexRequest| {
+        let q = conv::SolveQuery::try_from(&req).map_err(usage)?;
+        let start = Instant::now();
+        let mut opts = q.options;
+        opts.deadline = Some(start + q.time_limit);
+        let outcome = pns::solve(&q.board, q.to_move, &opts);
+        Ok(conv::solve_answer(&outcome, start.elapsed()))
+    };
+    backend
+        .answer(req, local, async |c, req| c.solve_hex(req).await)
+        .await
 }
 
 /// Runs an async call from the synchronous JSON-lines driver (multi-thread runtime).
@@ -167,15 +146,14 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
                     let req = CheckHexWinRequest {
                         board: Some(parse_board(v)?),
                     };
-                    Ok(check_json(&block_on(backend.check(req))?))
+                    Ok(check_json(&block_on(check(&mut backend, req))?))
                 });
             }
             let board = board.board()?;
-            let answer = backend
-                .check(CheckHexWinRequest {
-                    board: Some(board.clone()),
-                })
-                .await?;
+            let req = CheckHexWinRequest {
+                board: Some(board.clone()),
+            };
+            let answer = check(&mut backend, req).await?;
             if json {
                 println!("{}", check_json(&answer));
             } else {
@@ -204,12 +182,12 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let req = request(parse_board(v)?, parse_color(v.get("to_move"), "to_move")?);
-                    Ok(solve_json(&block_on(backend.solve(req))?))
+                    Ok(solve_json(&block_on(solve(&mut backend, req))?))
                 });
             }
             let board = board.board()?;
             let color = parse_color(Some(&Value::String(to_move)), "--to-move")?;
-            let answer = backend.solve(request(board.clone(), color)).await?;
+            let answer = solve(&mut backend, request(board.clone(), color)).await?;
             if json {
                 println!("{}", solve_json(&answer));
             } else {

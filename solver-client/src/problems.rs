@@ -55,6 +55,40 @@ impl Remote {
     }
 }
 
+/// Where a win query is answered: `solver_core` in this process, or the `Rules` service of
+/// `--server`.
+pub enum Backend {
+    Local,
+    Remote(Box<Rules>),
+}
+
+impl Backend {
+    /// The server of `remote`, connected, or this process without `--server`.
+    pub async fn new(remote: &Remote) -> anyhow::Result<Self> {
+        Ok(match remote.rules().await? {
+            None => Backend::Local,
+            Some(rules) => Backend::Remote(Box::new(rules)),
+        })
+    }
+
+    /// Answers `req` with `local` in this process, or with the `Rules` call `remote` on the
+    /// server, whose `INVALID_ARGUMENT` is a usage error ([`server_error`]).
+    pub async fn answer<Req, Resp>(
+        &mut self,
+        req: Req,
+        local: impl FnOnce(Req) -> anyhow::Result<Resp>,
+        remote: impl AsyncFnOnce(&mut Rules, Req) -> Result<tonic::Response<Resp>, tonic::Status>,
+    ) -> anyhow::Result<Resp> {
+        match self {
+            Backend::Local => local(req),
+            Backend::Remote(client) => remote(client, req)
+                .await
+                .map(tonic::Response::into_inner)
+                .map_err(server_error),
+        }
+    }
+}
+
 /// Where the coordinator is.
 #[derive(Debug, Clone, Args)]
 pub struct ServerArgs {

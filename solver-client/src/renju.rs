@@ -19,7 +19,8 @@ use solver_proto::v1::{
     RenjuForbiddenMapResponse, RenjuPoint,
 };
 
-use crate::cli::{for_each_jsonl, server_error, usage};
+use crate::cli::{for_each_jsonl, usage};
+use crate::problems::Backend;
 
 /// The renju commands.
 #[derive(Debug, Subcommand)]
@@ -95,50 +96,32 @@ impl BoardArgs {
     }
 }
 
-/// Where answers come from.
-enum Backend {
-    /// `solver_core` in this process.
-    Local,
-    /// A `Rules` server.
-    Remote(Box<crate::problems::Rules>),
+async fn check(
+    backend: &mut Backend,
+    req: CheckRenjuRequest,
+) -> anyhow::Result<CheckRenjuResponse> {
+    let local = |req: CheckRenjuRequest| {
+        let (board, color, p) = conv::check_request(&req).map_err(usage)?;
+        let c = board.check(color, p).map_err(usage)?;
+        Ok(conv::check_response(&c, p))
+    };
+    backend
+        .answer(req, local, async |c, req| c.check_renju(req).await)
+        .await
 }
 
-impl Backend {
-    async fn new(remote: &crate::problems::Remote) -> anyhow::Result<Backend> {
-        Ok(match remote.rules().await? {
-            None => Backend::Local,
-            Some(rules) => Backend::Remote(Box::new(rules)),
-        })
-    }
-
-    async fn check(&mut self, req: CheckRenjuRequest) -> anyhow::Result<CheckRenjuResponse> {
-        match self {
-            Backend::Local => {
-                let (board, color, p) = conv::check_request(&req).map_err(usage)?;
-                let c = board.check(color, p).map_err(usage)?;
-                Ok(conv::check_response(&c, p))
-            }
-            Backend::Remote(client) => client
-                .check_renju(req)
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(server_error),
-        }
-    }
-
-    async fn map(&mut self, rows: Vec<String>) -> anyhow::Result<RenjuForbiddenMapResponse> {
-        match self {
-            Backend::Local => {
-                let board = conv::board(&rows, "board").map_err(usage)?;
-                Ok((&board.forbidden_map()).into())
-            }
-            Backend::Remote(client) => client
-                .renju_forbidden_map(RenjuForbiddenMapRequest { board: rows })
-                .await
-                .map(tonic::Response::into_inner)
-                .map_err(server_error),
-        }
-    }
+async fn map(
+    backend: &mut Backend,
+    rows: Vec<String>,
+) -> anyhow::Result<RenjuForbiddenMapResponse> {
+    let local = |req: RenjuForbiddenMapRequest| {
+        let board = conv::board(&req.board, "board").map_err(usage)?;
+        Ok((&board.forbidden_map()).into())
+    };
+    let req = RenjuForbiddenMapRequest { board: rows };
+    backend
+        .answer(req, local, async |c, req| c.renju_forbidden_map(req).await)
+        .await
 }
 
 /// Runs an async call from the synchronous JSON-lines driver (multi-thread runtime).
@@ -173,7 +156,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
                 color: parse_color(&Value::String(color), "--color")?.into(),
                 r#move: Some(parse_move(&Value::String(mv), "--move")?),
             };
-            let answer = backend.check(req).await?;
+            let answer = check(&mut backend, req).await?;
             if json {
                 println!("{}", check_json(&answer));
             } else {
@@ -191,11 +174,11 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             if let Some(path) = jsonl {
                 return for_each_jsonl(&path, |v| {
                     let rows = parse_board(v)?;
-                    Ok(map_json(&block_on(backend.map(rows))?))
+                    Ok(map_json(&block_on(map(&mut backend, rows))?))
                 });
             }
             let rows = board.rows()?;
-            let map = backend.map(rows.clone()).await?;
+            let map = map(&mut backend, rows.clone()).await?;
             if json {
                 println!("{}", map_json(&map));
             } else {
@@ -213,7 +196,7 @@ fn check_jsonl(path: &Path, backend: &mut Backend) -> anyhow::Result<()> {
             color: parse_color(v.get("color").unwrap_or(&Value::Null), "color")?.into(),
             r#move: Some(parse_move(v.get("move").unwrap_or(&Value::Null), "move")?),
         };
-        Ok(check_json(&block_on(backend.check(req))?))
+        Ok(check_json(&block_on(check(backend, req))?))
     })
 }
 

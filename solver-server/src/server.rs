@@ -56,7 +56,7 @@ pub enum RunError {
     #[error(
         "stopped after a failure of the store or a panic (logged above); restart to reload the data directory"
     )]
-    StoreFailed,
+    CoordinatorFailed,
     /// The TLS certificate or key could not be read.
     #[error("cannot read {}: {source}", .path.display())]
     Tls {
@@ -77,11 +77,11 @@ pub enum RunError {
 ///
 /// A failure of the store while serving (a read or a write), or a panic while a request
 /// changed the coordinator's state, stops the server the same way, and then `run` returns
-/// [`RunError::StoreFailed`].
+/// [`RunError::CoordinatorFailed`].
 ///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
-/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::StoreFailed`]
+/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::CoordinatorFailed`]
 /// after a failure of the store (or a panic) while serving.
 pub async fn run(
     config: Config,
@@ -196,7 +196,7 @@ pub async fn serve(
         if let Err(e) = store.flush() {
             warn!(error = %e, "flushing the store failed");
         }
-        return Err(RunError::StoreFailed);
+        return Err(RunError::CoordinatorFailed);
     }
     store.flush()?;
     drop(store);

@@ -856,7 +856,10 @@ async fn a_store_failure_stops_the_server_with_an_error() {
         .expect("the server stops on its own")
         .expect("the server task");
     assert!(
-        matches!(ended, Err(solver_server::server::RunError::StoreFailed)),
+        matches!(
+            ended,
+            Err(solver_server::server::RunError::CoordinatorFailed)
+        ),
         "{ended:?}"
     );
 }

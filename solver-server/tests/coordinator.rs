@@ -621,6 +621,18 @@ fn submit_to(c: &Coordinator, cols: usize, budget: u64) -> String {
     .problem_id
 }
 
+/// `Work.Lease` of up to `max_jobs` jobs straight from `c`, with `request_id`.
+fn lease_from(c: &Coordinator, worker: &str, max_jobs: u32, request_id: &str) -> Vec<v1::Job> {
+    c.lease(v1::LeaseRequest {
+        worker: worker.into(),
+        max_jobs,
+        slot: 0,
+        request_id: request_id.into(),
+    })
+    .expect("lease")
+    .jobs
+}
+
 /// What a crash of the machine must not lose is synced: an accepted problem, the job-id
 /// ceiling (ids handed out again would take another job's report), a result or a cancel. A
 /// report that only expands the DAG is not.
@@ -628,37 +640,36 @@ fn submit_to(c: &Coordinator, cols: usize, budget: u64) -> String {
 async fn submits_job_id_blocks_and_ends_are_durable_writes() {
     let store = Arc::new(FailingStore::default());
     let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
-    let last = || {
-        *store
-            .durable
-            .lock()
-            .expect("not poisoned")
-            .last()
-            .expect("a write")
+    // Whether each write since the last call was durable.
+    let seen = std::sync::Mutex::new(0);
+    let writes = || {
+        let all = store.durable.lock().expect("not poisoned").clone();
+        let mut seen = seen.lock().expect("not poisoned");
+        let new = all[*seen..].to_vec();
+        *seen = all.len();
+        new
     };
     let id = submit_to(&c, 9, 200);
-    assert!(last(), "submit");
-    let lease = || {
-        c.lease(v1::LeaseRequest {
-            worker: "w".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .expect("lease")
-        .jobs
-        .remove(0)
-    };
-    let job = lease();
-    assert!(last(), "the first lease reserves a block of job ids");
+    assert_eq!(writes(), [true], "submit");
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    assert_eq!(
+        writes(),
+        [true],
+        "the first lease reserves a block of job ids"
+    );
     let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("runs");
     r.worker = "w".into();
     assert!(r.maker_wins.is_none(), "200 nodes do not solve n = 9");
     c.report(r).expect("report");
-    assert!(!last(), "a report that expands the DAG");
-    lease();
-    assert!(!last(), "a lease within the block");
+    assert_eq!(writes(), [false], "a report that expands the DAG");
+    assert_eq!(lease_from(&c, "w", 1, "").len(), 1);
+    assert_eq!(
+        writes(),
+        [false; 0],
+        "a lease within the block writes nothing"
+    );
     c.cancel(&id).expect("cancel");
-    assert!(last(), "cancel");
+    assert_eq!(writes(), [true], "cancel");
 }
 
 /// A lease retried with the same request id (its answer lost in flight) gets the same jobs
@@ -668,16 +679,7 @@ async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     let c =
         Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
     let id = submit_to(&c, 9, 200);
-    let lease = |worker: &str, request_id: &str| {
-        c.lease(v1::LeaseRequest {
-            worker: worker.into(),
-            max_jobs: 4,
-            slot: 0,
-            request_id: request_id.into(),
-        })
-        .expect("lease")
-        .jobs
-    };
+    let lease = |worker: &str, request_id: &str| lease_from(&c, worker, 4, request_id);
     let in_flight = || {
         c.problem(&id)
             .expect("problem")
@@ -689,10 +691,6 @@ async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     assert_eq!(first.len(), 1, "the root alone");
     assert_eq!(lease("w", "1"), first, "a retry: the same job");
     assert_eq!(in_flight(), 1);
-    assert!(
-        lease("v", "1").is_empty(),
-        "another worker's request 1 is its own"
-    );
     assert!(lease("w", "2").is_empty(), "a new request: nothing free");
 
     // The root's report frees its children; the worker's next request gets some of them.
@@ -702,6 +700,13 @@ async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     let second = lease("w", "3");
     assert!(!second.is_empty());
     assert_eq!(lease("w", "3"), second);
+    let other = lease("v", "3");
+    assert!(!other.is_empty(), "leaves are free");
+    assert!(
+        other.iter().all(|j| !second.contains(j)),
+        "another worker's request 3 is its own"
+    );
+    assert_eq!(lease("w", "3"), second, "and w's answer stays w's");
     // A job of the answer that is no longer leased is not answered again.
     c.abandon(v1::AbandonRequest {
         worker: "w".into(),
@@ -709,7 +714,7 @@ async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     })
     .expect("abandon");
     assert_eq!(lease("w", "3"), second[1..], "the jobs still leased");
-    assert_eq!(in_flight(), second.len() as u64 - 1);
+    assert_eq!(in_flight(), (second.len() + other.len()) as u64 - 1);
     // Once a new request came, the old one is forgotten: its id leases anew.
     let third = lease("w", "4");
     let again = lease("w", "3");
@@ -868,22 +873,43 @@ async fn a_store_failure_stops_the_server_with_an_error() {
 /// a Maker win (solved here, all winning moves named), and nothing about its children:
 /// as if a problem had solved it inside one job. Returns the store and the winning moves.
 fn store_knowing_the_root_alone() -> (Arc<MemStore>, Vec<String>) {
-    use solver_core::games::seven::{self, Cols, Position, Rules, SevenGame, Side};
-    use solver_core::pns::{Game, Limits, Outcome, Value};
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side};
+    use solver_core::pns::Game;
     let cols = Cols::try_from(8u32).expect("width");
     let position = Position::empty(cols, Side::Maker);
     let mut root = SevenGame::new(position, Rules::new(cols, &[])).expect("game");
     assert_eq!(root.simplify(), None, "the reductions do not decide it");
-    let report = seven::solve(position, &[], &Limits::default(), true);
-    assert_eq!(report.outcome, Outcome::Solved(Value::Proven));
-    let moves: Vec<String> = report.winning_moves.iter().map(|c| c.name()).collect();
-    assert!(!moves.is_empty());
     let store = Arc::new(MemStore::new());
     let packed = solver_proto::convert::seven::pack_key(&root.key());
     store
         .put(ColumnFamily::Tt, &keys::seven_tt(&packed), &[1])
         .expect("put");
-    (store, moves)
+    (store, n8_winning_moves())
+}
+
+/// Every winning first move of the empty 8-wide board, Maker to move (a Maker win), by an
+/// independent search in this process.
+fn n8_winning_moves() -> Vec<String> {
+    use solver_core::games::seven::{self, Cols, Position, Side};
+    use solver_core::pns::{Limits, Outcome, Value};
+    let position = Position::empty(Cols::try_from(8u32).expect("width"), Side::Maker);
+    let report = seven::solve(position, &[], &Limits::default(), true);
+    assert_eq!(report.outcome, Outcome::Solved(Value::Proven));
+    let moves: Vec<String> = report.winning_moves.iter().map(|c| c.name()).collect();
+    assert!(!moves.is_empty());
+    moves
+}
+
+/// Checks that `id` is a Maker win whose winning moves are some of `moves`.
+fn assert_maker_wins_with(c: &Coordinator, id: &str, moves: &[String]) {
+    let r = c.result(id).expect("solved");
+    assert_eq!(r.winner, v1::Winner::Maker as i32);
+    assert!(!r.winning_moves.is_empty());
+    assert!(
+        r.winning_moves.iter().all(|m| moves.contains(m)),
+        "{:?} against {moves:?}",
+        r.winning_moves
+    );
 }
 
 /// A problem solved with no known value naming a winning move waits, running, for a search
@@ -896,14 +922,7 @@ async fn winning_moves_no_known_value_names_are_searched_outside_the_lock() {
     let p = c.problem(&id).expect("problem");
     assert!(running(&p), "it waits for its moves");
     assert!(c.result(&id).is_err());
-    let leased = c
-        .lease(v1::LeaseRequest {
-            worker: "w".into(),
-            max_jobs: 1,
-            ..Default::default()
-        })
-        .expect("lease");
-    assert!(leased.jobs.is_empty(), "nothing to lease");
+    assert!(lease_from(&c, "w", 1, "").is_empty(), "nothing to lease");
     // Stopped: the problem waits on, and a new server run searches again.
     let stopped = Arc::new(AtomicBool::new(true));
     assert_eq!(c.name_winning_moves(&stopped).expect("stopped"), 0);
@@ -914,15 +933,68 @@ async fn winning_moves_no_known_value_names_are_searched_outside_the_lock() {
         .await
         .expect("the reloaded problem wants its moves");
     assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 1);
-    let r = c.result(&id).expect("solved");
-    assert_eq!(r.winner, v1::Winner::Maker as i32);
-    assert!(!r.winning_moves.is_empty());
-    assert!(
-        r.winning_moves.iter().all(|m| moves.contains(m)),
-        "{:?} against {moves:?}",
-        r.winning_moves
-    );
+    assert_maker_wins_with(&c, &id, &moves);
     assert_eq!(c.name_winning_moves(&Arc::default()).expect("none"), 0);
+}
+
+/// A report that solves a root with no winning move known (here problem b's root job, whose
+/// value also solves problem a, on the same position) leaves both waiting for the search of
+/// their moves: a's other lease ends (its heartbeat cancels the job), and what they wait
+/// with is stored, so a restart searches again.
+#[tokio::test]
+async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_stored() {
+    let store = Arc::new(MemStore::new());
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    let a = submit_to(&c, 8, 2_000);
+    let root = lease_from(&c, "w", 1, "").remove(0);
+    let mut r = run_job(&root, &JobContext::new(64), Arc::default()).expect("runs");
+    r.worker = "w".into();
+    assert!(r.maker_wins.is_none(), "2,000 nodes do not solve n = 8");
+    c.report(r).expect("report");
+    let child = lease_from(&c, "w", 1, "").remove(0);
+    assert_eq!(child.problem_id, a);
+    let b = submit_to(&c, 8, 2_000);
+    let b_root = lease_from(&c, "w", 4, "")
+        .into_iter()
+        .find(|j| j.problem_id == b)
+        .expect("b's root");
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: b_root.job_id.clone(),
+        maker_wins: Some(true),
+        ..Default::default()
+    })
+    .expect("report");
+    for id in [&a, &b] {
+        let p = c.problem(id).expect("problem");
+        assert!(running(&p), "{id} waits for its moves");
+        let progress = p.progress.expect("progress");
+        assert_eq!((progress.root_pn, progress.jobs_in_flight), (0, 0), "{id}");
+    }
+    let hb = c
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "w".into(),
+            job_ids: vec![child.job_id.clone()],
+        })
+        .expect("heartbeat");
+    assert_eq!(hb.cancelled_job_ids, [child.job_id]);
+    assert!(lease_from(&c, "w", 4, "").is_empty(), "nothing to lease");
+
+    drop(c);
+    let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
+    for id in [&a, &b] {
+        let p = c.problem(id).expect("problem");
+        assert!(running(&p), "{id} still waits");
+        assert_eq!(
+            p.progress.expect("progress").root_pn,
+            0,
+            "{id}: stored solved"
+        );
+    }
+    assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 2);
+    let moves = n8_winning_moves();
+    assert_maker_wins_with(&c, &a, &moves);
+    assert_maker_wins_with(&c, &b, &moves);
 }
 
 /// The server searches those moves by itself and the result follows.

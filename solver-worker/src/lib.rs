@@ -266,7 +266,15 @@ pub async fn run(
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
-    let leasing = Arc::new(tokio::sync::Mutex::new(0));
+    // Lease request ids count from a random start, so that two processes with one name
+    // (which should not be) do not take each other's answers.
+    let first_request = {
+        use std::hash::{BuildHasher, Hasher};
+        std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish()
+    };
+    let leasing = Arc::new(tokio::sync::Mutex::new(first_request));
     for _ in 0..slots {
         let slot = Slot {
             leasing: Arc::clone(&leasing),
@@ -314,8 +322,8 @@ const IDLE_WAIT: Duration = Duration::from_millis(10);
 struct Slot {
     /// Held by the slot whose turn it is to ask the coordinator for a job, from its lease
     /// through the job and its report to the next lease: one asks at a time, the others wait
-    /// for its job to start and help it (see [`Slot::run`]). Counts the lease requests, whose
-    /// number is their `request_id`: a retry sends the same one.
+    /// for its job to start and help it (see [`Slot::run`]). Counts the lease requests (from
+    /// a random start), whose number is their `request_id`: a retry sends the same one.
     leasing: Arc<tokio::sync::Mutex<u64>>,
     client: Client,
     name: Arc<str>,
@@ -384,7 +392,7 @@ impl Slot {
                 }
             }
             let requests = turn.as_deref_mut().expect("this slot's turn");
-            *requests += 1;
+            *requests = requests.wrapping_add(1);
             let req = v1::LeaseRequest {
                 worker: self.name.to_string(),
                 max_jobs: 1,

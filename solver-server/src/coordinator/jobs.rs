@@ -198,14 +198,9 @@ impl Coordinator {
             dag.set_leased(node, true);
             let n = dag.node(node);
             let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
-            let base = match spec.job_node_budget {
-                0 => self.config.default_job_budget,
-                b => b,
-            };
+            let base = self.config.job_budget(spec.job_node_budget);
             let shrink = 2 * (n.tries / 3).min(16);
             let budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
-            let position = pack_key(&n.key);
-            let disabled = spec.disabled_techniques.clone();
             ps.in_flight += 1;
             ps.workers.insert(Arc::clone(&worker));
             let job = st.next_job_id(&mut batch);
@@ -218,26 +213,25 @@ impl Coordinator {
                     worker: Arc::clone(&worker),
                     deadline,
                     searcher,
+                    budget,
+                    thresholds: (
+                        threshold_to_wire(pn_threshold),
+                        threshold_to_wire(dn_threshold),
+                    ),
                 },
             );
             st.deadlines.insert((deadline, job));
             st.cursor = id + 1;
-            jobs.push(v1::Job {
-                job_id: job.to_string(),
-                problem_id: id.to_string(),
-                position,
-                disabled_techniques: disabled,
-                node_budget: budget,
-                lease_ms,
-                pn_threshold: threshold_to_wire(pn_threshold),
-                dn_threshold: threshold_to_wire(dn_threshold),
-            });
+            jobs.push(job);
         }
         self.write(batch)?;
-        if !again && !jobs.is_empty() && !req.request_id.is_empty() && searcher != 0 {
-            st.answers.insert(pair, (req.request_id, jobs.clone()));
+        if !again {
+            metrics::counter!("solver_jobs_leased_total").increment(jobs.len() as u64);
+            if !jobs.is_empty() && !req.request_id.is_empty() && searcher != 0 {
+                st.answers.insert(pair, (req.request_id, jobs.clone()));
+            }
         }
-        metrics::counter!("solver_jobs_leased_total").increment(jobs.len() as u64);
+        let jobs: Vec<v1::Job> = jobs.iter().map(|&j| st.job(j, lease_ms)).collect();
         metrics::gauge!("solver_jobs_in_flight").set(st.leases.len() as f64);
         debug!(worker = %worker, jobs = jobs.len(), "leased");
         Ok(v1::LeaseResponse {
@@ -445,7 +439,8 @@ impl Coordinator {
     }
 
     /// Finishes problem `id` if its root is solved (`facts`: the solved positions of the report
-    /// being applied), otherwise writes its changes; tells watchers.
+    /// being applied), or queues the search of its winning moves ([`finish`]); otherwise
+    /// writes its changes and tells watchers.
     fn settle(
         &self,
         st: &mut State,
@@ -565,7 +560,7 @@ impl State {
         pair: &(Arc<str>, u32),
         request_id: &str,
         deadline: Instant,
-    ) -> Vec<v1::Job> {
+    ) -> Vec<u64> {
         let jobs = match self.answers.get(pair) {
             Some((id, jobs)) if !request_id.is_empty() && id == request_id => jobs.clone(),
             _ => {
@@ -573,18 +568,32 @@ impl State {
                 return Vec::new();
             }
         };
-        let live: Vec<(u64, v1::Job)> = jobs
+        let live: Vec<u64> = jobs
             .into_iter()
-            .filter_map(|j| {
-                let id: u64 = j.job_id.parse().ok()?;
-                let own = self.leases.get(&id).is_some_and(|l| l.worker == pair.0);
-                own.then_some((id, j))
-            })
+            .filter(|j| self.leases.get(j).is_some_and(|l| l.worker == pair.0))
             .collect();
-        for &(id, _) in &live {
-            self.renew(id, deadline);
+        for &j in &live {
+            self.renew(j, deadline);
         }
-        live.into_iter().map(|(_, j)| j).collect()
+        live
+    }
+
+    /// The message of the live lease `job`, as `Work.Lease` answers it.
+    fn job(&self, job: u64, lease_ms: u32) -> v1::Job {
+        let lease = &self.leases[&job];
+        let ps = &self.problems[&lease.problem];
+        let dag = ps.dag.as_ref().expect("a leased problem runs");
+        let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
+        v1::Job {
+            job_id: job.to_string(),
+            problem_id: lease.problem.to_string(),
+            position: pack_key(&dag.node(lease.node).key),
+            disabled_techniques: spec.disabled_techniques.clone(),
+            node_budget: lease.budget,
+            lease_ms,
+            pn_threshold: lease.thresholds.0,
+            dn_threshold: lease.thresholds.1,
+        }
     }
 
     /// The next job id, reserving a new block of ids in the store when needed.

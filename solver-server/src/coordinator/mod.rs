@@ -19,7 +19,7 @@ pub mod dag;
 mod jobs;
 mod problems;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -48,6 +48,17 @@ pub struct CoordinatorConfig {
     pub default_job_budget: u64,
     /// With no job to lease, workers are told to ask again after this long.
     pub retry_after: Duration,
+}
+
+impl CoordinatorConfig {
+    /// The node budget of a job (before failures shrink it) of a problem whose spec says
+    /// `job_node_budget`: that, else the server's default (for 0).
+    fn job_budget(&self, job_node_budget: u64) -> u64 {
+        match job_node_budget {
+            0 => self.default_job_budget,
+            b => b,
+        }
+    }
 }
 
 impl Default for CoordinatorConfig {
@@ -119,12 +130,12 @@ struct State {
     /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`);
     /// once every number is taken, later searchers are 0 (nobody) and not kept.
     searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
-    /// The last lease answer with jobs of each numbered searcher, with its request id, for a
-    /// retry of that request (`LeaseRequest.request_id`).
-    answers: HashMap<(Arc<str>, u32), (String, Vec<v1::Job>)>,
-    /// Solved problems waiting for a search of their winning first moves
+    /// The last lease answer with jobs of each numbered searcher: its request id and job ids,
+    /// for a retry of that request (`LeaseRequest.request_id`).
+    answers: HashMap<(Arc<str>, u32), (String, Vec<u64>)>,
+    /// Solved problems waiting for a search of their winning first moves, oldest first
     /// ([`Coordinator::name_winning_moves`]).
-    moves_wanted: Vec<problems::MovesSearch>,
+    moves_wanted: VecDeque<problems::MovesSearch>,
 }
 
 /// A leased leaf.
@@ -136,6 +147,9 @@ struct Lease {
     deadline: Instant,
     /// The worker slot that holds it (its report's new nodes are that slot's).
     searcher: dag::Searcher,
+    /// The job's node budget and (pn, dn) thresholds, as leased.
+    budget: u64,
+    thresholds: (u64, u64),
 }
 
 /// A problem in memory.
@@ -314,9 +328,9 @@ impl Coordinator {
         Ok(coordinator)
     }
 
-    /// Finishes reloaded problems whose root is solved already (a crash between the last
-    /// report and the end of the problem cannot happen with one batch per report, but a DAG
-    /// can come back solved when its solved values were all stored).
+    /// Finishes reloaded problems whose root is solved already, or queues the search of their
+    /// winning moves (a problem waiting for it when the server stopped; also a DAG that comes
+    /// back solved when its solved values were all stored).
     fn settle_loaded(&self) -> Result<(), Error> {
         let mut st = self.lock()?;
         let done: Vec<(u64, solver_core::pns::Value)> = st
@@ -357,10 +371,11 @@ impl Coordinator {
     pub fn name_winning_moves(&self, cancel: &Arc<AtomicBool>) -> Result<usize, Error> {
         let mut ended = 0;
         loop {
-            let Some(search) = self.lock()?.moves_wanted.pop() else {
+            let Some(search) = self.lock()?.moves_wanted.pop_front() else {
                 return Ok(ended);
             };
-            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(cancel))) {
+            let budget = self.config.job_budget(search.job_node_budget);
+            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(budget, cancel))) {
                 Ok(Some(moves)) => moves,
                 Ok(None) => return Ok(ended),
                 Err(_) => {
@@ -516,7 +531,11 @@ fn check_name(field: &str, value: &str, allow_empty: bool) -> Result<(), Error> 
     if ok {
         Ok(())
     } else {
-        Err(invalid(field, "must be 1..=128 printable ASCII characters"))
+        let least = if allow_empty { 0 } else { 1 };
+        Err(invalid(
+            field,
+            format!("must be {least}..=128 printable ASCII characters"),
+        ))
     }
 }
 

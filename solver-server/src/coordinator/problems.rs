@@ -279,24 +279,40 @@ pub(super) fn finish(
     if ps.awaiting_moves {
         return Ok(());
     }
-    match named_moves(ps, store, value, facts)? {
-        Some(moves) => complete(st, id, value, moves, batch),
-        None => {
-            ps.awaiting_moves = true;
-            let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
-            let search = MovesSearch {
-                id,
-                value,
-                position: ps.position,
-                disabled: ps.disabled.clone(),
-                budget: match spec.job_node_budget {
-                    0 => super::DEFAULT_JOB_BUDGET,
-                    b => b,
-                },
-            };
-            st.moves_wanted.push(search);
-            Ok(())
-        }
+    let Some(moves) = named_moves(ps, store, value, facts)? else {
+        ps.awaiting_moves = true;
+        let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
+        let search = MovesSearch {
+            id,
+            value,
+            position: ps.position,
+            disabled: ps.disabled.clone(),
+            job_node_budget: spec.job_node_budget,
+        };
+        st.moves_wanted.push_back(search);
+        // Its other leaves have no more to prove: the jobs stop at their next heartbeat.
+        drop_leases(st, id);
+        let ps = st
+            .problems
+            .get_mut(&id)
+            .expect("the caller found the problem");
+        ps.persist(id, batch);
+        ps.notify();
+        return Ok(());
+    };
+    complete(st, id, value, moves, batch)
+}
+
+/// Ends the live leases of problem `id` (their reports still count as facts).
+fn drop_leases(st: &mut State, id: u64) {
+    let leased: Vec<u64> = st
+        .leases
+        .iter()
+        .filter(|(_, l)| l.problem == id)
+        .map(|(&j, _)| j)
+        .collect();
+    for job in leased {
+        st.drop_lease(job);
     }
 }
 
@@ -309,15 +325,16 @@ pub(super) struct MovesSearch {
     pub(super) value: Value,
     position: Position,
     disabled: Vec<Technique>,
-    budget: u64,
+    /// The spec's (0 = the server's default).
+    pub(super) job_node_budget: u64,
 }
 
 impl MovesSearch {
-    /// The winning first moves, or `None` when `cancel` stopped the search (the problem then
-    /// waits for the next server run).
-    pub(super) fn run(&self, cancel: &Arc<AtomicBool>) -> Option<Vec<String>> {
+    /// The winning first moves, searched with four times `job_budget` nodes, or `None` when
+    /// `cancel` stopped the search (the problem then waits for the next server run).
+    pub(super) fn run(&self, job_budget: u64, cancel: &Arc<AtomicBool>) -> Option<Vec<String>> {
         let limits = Limits {
-            max_nodes: Some(self.budget.saturating_mul(4)),
+            max_nodes: Some(job_budget.saturating_mul(4)),
             cancel: Some(Arc::clone(cancel)),
             ..Limits::default()
         };
@@ -375,15 +392,7 @@ fn end(
     result: Option<v1::ProblemResult>,
     batch: &mut Batch,
 ) {
-    let leased: Vec<u64> = st
-        .leases
-        .iter()
-        .filter(|(_, l)| l.problem == id)
-        .map(|(&j, _)| j)
-        .collect();
-    for job in leased {
-        st.drop_lease(job);
-    }
+    drop_leases(st, id);
     let ps = st
         .problems
         .get_mut(&id)

@@ -977,8 +977,23 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
             job_ids: vec![child.job_id.clone()],
         })
         .expect("heartbeat");
-    assert_eq!(hb.cancelled_job_ids, [child.job_id]);
+    assert_eq!(hb.cancelled_job_ids, std::slice::from_ref(&child.job_id));
     assert!(lease_from(&c, "w", 4, "").is_empty(), "nothing to lease");
+    // The cancelled job reports late (a failure, so that it names no winning move): it
+    // counts, and is stored.
+    let jobs_done = |c: &Coordinator| {
+        let p = c.problem(&a).expect("problem");
+        p.progress.expect("progress").jobs_done
+    };
+    let before = jobs_done(&c);
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: child.job_id.clone(),
+        error: "stopped".into(),
+        ..Default::default()
+    })
+    .expect("a late report");
+    assert_eq!(jobs_done(&c), before + 1);
 
     drop(c);
     let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
@@ -991,6 +1006,11 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
             "{id}: stored solved"
         );
     }
+    assert_eq!(
+        jobs_done(&c),
+        before + 1,
+        "the late report's progress is stored"
+    );
     assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 2);
     let moves = n8_winning_moves();
     assert_maker_wins_with(&c, &a, &moves);

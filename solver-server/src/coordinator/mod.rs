@@ -371,8 +371,18 @@ impl Coordinator {
     pub fn name_winning_moves(&self, cancel: &Arc<AtomicBool>) -> Result<usize, Error> {
         let mut ended = 0;
         loop {
-            let Some(search) = self.lock()?.moves_wanted.pop_front() else {
-                return Ok(ended);
+            let search = {
+                let mut st = self.lock()?;
+                // A problem cancelled while it waited is not searched.
+                loop {
+                    match st.moves_wanted.pop_front() {
+                        None => return Ok(ended),
+                        Some(s) if st.problems.get(&s.id).is_some_and(ProblemState::running) => {
+                            break s;
+                        }
+                        Some(_) => {}
+                    }
+                }
             };
             let budget = self.config.job_budget(search.job_node_budget);
             let moves = match catch_unwind(AssertUnwindSafe(|| search.run(budget, cancel))) {

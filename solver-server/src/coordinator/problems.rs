@@ -277,6 +277,9 @@ pub(super) fn finish(
         .get_mut(&id)
         .expect("the caller found the problem");
     if ps.awaiting_moves {
+        // A late report's progress and solved nodes.
+        ps.persist(id, batch);
+        ps.notify();
         return Ok(());
     }
     let Some(moves) = named_moves(ps, store, value, facts)? else {

@@ -252,16 +252,14 @@ impl Lines {
             l.residual.push(r);
         }
         thread_local! {
-            /// Scratch for the partners of the 2-lines' cells, zero between uses (each entry
-            /// set is taken back at once): zeroing 2 KiB at every call cost about 2% of a solve.
+            /// The scratch of [`two_line_cells`] for this thread.
             static PARTNERS: std::cell::RefCell<[u128; 128]> =
                 const { std::cell::RefCell::new([0; 128]) };
         }
         PARTNERS.with_borrow_mut(|partners| {
-            for x in cells_of(two_line_partners(&l.residual, partners)) {
-                let p = std::mem::take(&mut partners[x.index()]);
+            two_line_cells(&l.residual, partners, |x, p| {
                 if !two_or_more(p) {
-                    continue;
+                    return;
                 }
                 l.crossing.get_or_insert(x);
                 // Three or more partners: no partner stops every threat, only x itself does.
@@ -270,7 +268,7 @@ impl Lines {
                 } else {
                     x.bit() | p
                 };
-            }
+            });
         });
         l
     }
@@ -289,19 +287,23 @@ fn exactly_two(m: u128) -> bool {
     rest != 0 && !two_or_more(rest)
 }
 
-/// The cells of the 2-lines among `lines`, returned as a mask; for each of them, `partners`
-/// gets the other cells of its 2-lines (a cell with two or more is a genuine crossing: Maker's
-/// move there makes 1-lines at different cells; two edges with the same two empty cells give
-/// one partner). `partners` must be zero at those cells before.
-fn two_line_partners(lines: &[u128], partners: &mut [u128; 128]) -> u128 {
+/// Calls `each(x, partners)` for every cell x of the 2-lines among `lines`, in cell order,
+/// with x's partners: the other cells of its 2-lines (two or more make x a genuine crossing:
+/// Maker's move there makes 1-lines at different cells; two edges with the same two empty
+/// cells give one partner). `scratch` must be all zero, and is again afterwards: each entry is
+/// taken back before `each` sees it, so that callers keep one scratch array instead of zeroing
+/// 2 KiB at every call.
+fn two_line_cells(lines: &[u128], scratch: &mut [u128; 128], mut each: impl FnMut(Cell, u128)) {
     let mut twos = 0;
     for &l in lines.iter().filter(|&&l| exactly_two(l)) {
         let a = l & l.wrapping_neg();
-        partners[a.trailing_zeros() as usize] |= l & !a;
-        partners[(l & !a).trailing_zeros() as usize] |= a;
+        scratch[a.trailing_zeros() as usize] |= l & !a;
+        scratch[(l & !a).trailing_zeros() as usize] |= a;
         twos |= l;
     }
-    twos
+    for x in cells_of(twos) {
+        each(x, std::mem::take(&mut scratch[x.index()]));
+    }
 }
 
 impl SevenGame {
@@ -486,8 +488,7 @@ struct ThreatSpace {
     lines: Vec<u128>,
     /// The positions reached (Maker's cells, Breaker's cells of the sequence so far).
     seen: rustc_hash::FxHashSet<(u128, u128)>,
-    /// Scratch: the partners of each cell in the 2-lines of the position being looked at
-    /// (all zero between uses).
+    /// The scratch of [`two_line_cells`] (all zero between uses).
     partners: [u128; 128],
     /// The Maker moves of the positions on the current sequence, each with Breaker's forced
     /// reply, one position's after another.
@@ -517,8 +518,7 @@ impl ThreatSpace {
             ts.lines.extend_from_slice(lines);
             ts.seen.clear();
             ts.replies.clear();
-            // `partners` is zero: `descend` takes every entry it sets before anything that
-            // could panic.
+            // `partners` is zero between uses (see `two_line_cells`).
             ts.descend(0, 0, 0)
         })
     }
@@ -530,12 +530,11 @@ impl ThreatSpace {
         let end = self.lines.len();
         // The cells of the 2-lines, each with its partners (the other cells of its 2-lines):
         // Maker's move at x makes 1-lines at exactly x's partners.
-        let twos = two_line_partners(&self.lines[start..end], &mut self.partners);
         let first = self.replies.len();
-        for x in cells_of(twos) {
-            self.replies
-                .push((x.bit(), std::mem::take(&mut self.partners[x.index()])));
-        }
+        let replies = &mut self.replies;
+        two_line_cells(&self.lines[start..end], &mut self.partners, |x, p| {
+            replies.push((x.bit(), p));
+        });
         let last = self.replies.len();
         // Two partners: Maker's move there is a double threat, and wins.
         let mut won = self.replies[first..last]

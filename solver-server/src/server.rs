@@ -81,8 +81,8 @@ pub enum RunError {
 ///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
-/// holds it) or flushed; [`RunError::Transport`] if serving fails; [`RunError::CoordinatorFailed`]
-/// after a failure of the store (or a panic) while serving.
+/// holds it) or flushed; [`RunError::Transport`] if serving fails;
+/// [`RunError::CoordinatorFailed`] after a failure of the store (or a panic) while serving.
 pub async fn run(
     config: Config,
     listener: TcpListener,

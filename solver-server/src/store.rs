@@ -136,8 +136,8 @@ pub enum BatchOp {
 }
 
 /// Writes applied atomically by [`Store::write`], in order: either all are visible or none.
-/// Every write survives a crash of the process once `write` returns; a [durable](Batch::make_durable)
-/// one also survives a crash of the machine.
+/// Every write survives a crash of the process once `write` returns; a
+/// [durable](Batch::make_durable) one also survives a crash of the machine.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Batch {
     /// The writes, in the order they apply (a later write to the same key wins).

@@ -172,8 +172,8 @@ impl Coordinator {
         let now = Instant::now();
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
         let mut st = self.lock()?;
-        let searcher = st.searcher(&worker, req.slot);
         let pair = (Arc::clone(&worker), req.slot);
+        let searcher = st.searcher(&pair);
         let mut jobs = st.answer_again(&pair, &req.request_id, now + self.config.lease);
         let again = !jobs.is_empty();
         let mut batch = Batch::new();
@@ -528,18 +528,17 @@ impl Coordinator {
 }
 
 impl State {
-    /// The number of the searcher (`worker`, `slot`): its number since it was first seen, or a
+    /// The number of the searcher `pair` (worker, slot): its number since it was first seen, or a
     /// new one; 0 (nobody) once every number is taken, without keeping the pair, so that
     /// workers sending ever new names or slots cannot grow the map past `Searcher::MAX`.
-    fn searcher(&mut self, worker: &Arc<str>, slot: u32) -> super::dag::Searcher {
-        let pair = (Arc::clone(worker), slot);
-        if let Some(&known) = self.searchers.get(&pair) {
+    fn searcher(&mut self, pair: &(Arc<str>, u32)) -> super::dag::Searcher {
+        if let Some(&known) = self.searchers.get(pair) {
             return known;
         }
         let Ok(n) = super::dag::Searcher::try_from(self.searchers.len() + 1) else {
             return 0;
         };
-        self.searchers.insert(pair, n);
+        self.searchers.insert(pair.clone(), n);
         n
     }
 
@@ -643,20 +642,24 @@ mod tests {
     fn searchers_keep_their_numbers_and_the_map_stops_at_the_last_number() {
         let mut st = State::default();
         let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
-        assert_eq!(st.searcher(&a, 0), 1);
-        assert_eq!(st.searcher(&b, 0), 2);
-        assert_eq!(st.searcher(&a, 7), 3);
-        assert_eq!(st.searcher(&a, 0), 1, "a pair keeps its number");
+        assert_eq!(st.searcher(&(a.clone(), 0)), 1);
+        assert_eq!(st.searcher(&(b.clone(), 0)), 2);
+        assert_eq!(st.searcher(&(a.clone(), 7)), 3);
+        assert_eq!(st.searcher(&(a.clone(), 0)), 1, "a pair keeps its number");
         for slot in 1..=u32::from(Searcher::MAX) {
-            st.searcher(&b, slot);
+            st.searcher(&(b.clone(), slot));
         }
         assert_eq!(st.searchers.len(), usize::from(Searcher::MAX));
-        assert_eq!(st.searcher(&b, u32::MAX), 0, "no number left: nobody");
+        assert_eq!(
+            st.searcher(&(b.clone(), u32::MAX)),
+            0,
+            "no number left: nobody"
+        );
         assert_eq!(
             st.searchers.len(),
             usize::from(Searcher::MAX),
             "and not kept"
         );
-        assert_eq!(st.searcher(&a, 7), 3, "known pairs keep theirs");
+        assert_eq!(st.searcher(&(a.clone(), 7)), 3, "known pairs keep theirs");
     }
 }

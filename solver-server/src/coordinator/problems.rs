@@ -276,13 +276,11 @@ pub(super) fn finish(
         .problems
         .get_mut(&id)
         .expect("the caller found the problem");
-    if ps.awaiting_moves {
-        // A late report's progress and solved nodes.
-        ps.persist(id, batch);
-        ps.notify();
-        return Ok(());
-    }
-    let Some(moves) = named_moves(ps, store, value, facts)? else {
+    // Waiting already: a late report brought progress and solved nodes to store.
+    if !ps.awaiting_moves {
+        if let Some(moves) = named_moves(ps, store, value, facts)? {
+            return complete(st, id, value, moves, batch);
+        }
         ps.awaiting_moves = true;
         let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
         let search = MovesSearch {
@@ -295,15 +293,14 @@ pub(super) fn finish(
         st.moves_wanted.push_back(search);
         // Its other leaves have no more to prove: the jobs stop at their next heartbeat.
         drop_leases(st, id);
-        let ps = st
-            .problems
-            .get_mut(&id)
-            .expect("the caller found the problem");
-        ps.persist(id, batch);
-        ps.notify();
-        return Ok(());
-    };
-    complete(st, id, value, moves, batch)
+    }
+    let ps = st
+        .problems
+        .get_mut(&id)
+        .expect("the caller found the problem");
+    ps.persist(id, batch);
+    ps.notify();
+    Ok(())
 }
 
 /// Ends the live leases of problem `id` (their reports still count as facts).

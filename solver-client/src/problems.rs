@@ -58,7 +58,9 @@ impl Remote {
 /// Where a win query is answered: `solver_core` in this process, or the `Rules` service of
 /// `--server`.
 pub enum Backend {
+    /// `solver_core` in this process (no `--server`).
     Local,
+    /// The `Rules` service of `--server`, connected.
     Remote(Box<Rules>),
 }
 

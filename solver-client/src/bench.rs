@@ -167,6 +167,29 @@ fn shared_solve(
     Ok((search.outcome(), search.stats().nodes_created, secs))
 }
 
+/// `k` direct engine runs of `pos` at once, each on its own thread with its own search (the
+/// work of `k` cores that share nothing but the machine): the wall time in seconds until the
+/// last ends. Against one direct run's time, it measures what `k` cores give in this run.
+fn independent_solves(
+    pos: Position,
+    disabled: &[Technique],
+    k: u32,
+    limits: &Limits,
+) -> anyhow::Result<f64> {
+    let start = Instant::now();
+    std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..k)
+            .map(|_| scope.spawn(|| solve(pos, disabled, limits, false)))
+            .collect();
+        for run in runs {
+            run.join()
+                .map_err(|_| anyhow::anyhow!("a search thread panicked"))?;
+        }
+        anyhow::Ok(())
+    })?;
+    Ok(start.elapsed().as_secs_f64())
+}
+
 /// Runs `solver seven bench`.
 pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     if args.ablation {
@@ -227,6 +250,32 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 .collect::<Vec<_>>()
         };
         let mut runs: Vec<Timed> = Vec::new();
+        let mut parallel: Vec<u32> = args
+            .threads
+            .iter()
+            .chain(&args.workers)
+            .copied()
+            .filter(|&k| k > 1)
+            .collect();
+        parallel.sort_unstable();
+        parallel.dedup();
+        let mut ceilings: Vec<(u32, f64)> = Vec::new();
+        for k in repeated(&parallel) {
+            let (d, l) = (disabled.clone(), limits.clone());
+            let wall =
+                tokio::task::spawn_blocking(move || independent_solves(pos, &d, k, &l)).await??;
+            let nodes = r.stats.nodes_created * u64::from(k);
+            ceilings.push((k, secs * f64::from(k) / wall));
+            println!(
+                "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
+                format!("{k} apart"),
+                verdict(r.outcome),
+                nodes as f64 / wall,
+                "-",
+                "-",
+                wall / secs,
+            );
+        }
         for k in repeated(&args.threads) {
             reset_peak_rss();
             let (d, l) = (disabled.clone(), limits.clone());
@@ -278,7 +327,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 pr.dag_nodes
             );
         }
-        print_speedups(n, &runs);
+        print_speedups(n, &runs, &ceilings);
     }
     println!("signature: {signature} (direct nodes created, summed over n)");
     Ok(())
@@ -304,11 +353,26 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// Prints, for each kind of run (threads, workers) with a one-thread (one-slot) row, how many
-/// times faster each K-thread (K-slot) run was than the median one-thread run of this n, and
-/// how its nodes per second and its node count compare with that median's: the speedup is the
-/// first ratio divided by the second.
-fn print_speedups(n: u32, runs: &[Timed]) {
+/// Prints, for each K > 1 of `ceilings` (K, K direct runs' work per second over one direct
+/// run's, from the "K apart" rows), what K cores gave this run; then, for each kind of run
+/// (threads, workers) with a one-thread (one-slot) row, how many times faster each K-thread
+/// (K-slot) run was than the median one-thread run of this n, and how its nodes per second and
+/// its node count compare with that median's: the speedup is the first ratio divided by the
+/// second.
+fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
+    let mut ks: Vec<u32> = ceilings.iter().map(|&(k, _)| k).collect();
+    ks.dedup();
+    for k in ks {
+        let list: Vec<String> = ceilings
+            .iter()
+            .filter(|&&(c, _)| c == k)
+            .map(|(_, x)| format!("{x:.2}x"))
+            .collect();
+        println!(
+            "{n:>3}  {k} apart vs direct: {} (the most {k} cores gave in this run)",
+            list.join(" ")
+        );
+    }
     for kind in ["thread", "worker"] {
         let ones: Vec<&Timed> = runs.iter().filter(|r| r.kind == kind && r.k == 1).collect();
         if ones.is_empty() {

@@ -118,3 +118,33 @@ fn bad_input_exits_2_with_a_message() {
         );
     }
 }
+
+/// The bench with two threads also runs two direct searches apart (the machine's own figure
+/// for two cores) and both shared-search runs, each with the direct run's verdict.
+#[test]
+fn bench_with_threads_measures_two_searches_apart() {
+    let o = solver(&["seven", "bench", "--cols", "8", "--threads", "1", "2"]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    let rows = |run: &str| {
+        text.lines()
+            .filter(|l| {
+                l.split_whitespace()
+                    .skip(1)
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    .starts_with(run)
+            })
+            .count()
+    };
+    for run in [
+        "direct maker",
+        "2 apart maker",
+        "1 thread maker",
+        "2 threads maker",
+    ] {
+        assert_eq!(rows(run), 1, "one {run:?} row in:\n{text}");
+    }
+    assert!(text.contains("  8  2 apart vs direct: "), "{text}");
+    assert!(text.contains("  8  2 threads vs 1 (median "), "{text}");
+}

@@ -10,10 +10,12 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 /// Fails the first `failing_leases` lease requests, then leases `jobs` and nothing after;
-/// records each lease's request id, and reports and abandons in the order they come.
+/// with `failing_reports`, fails every report (transiently); records each lease's request id,
+/// and reports and abandons in the order they come.
 #[derive(Default)]
 struct Scripted {
     failing_leases: Mutex<u32>,
+    failing_reports: std::sync::atomic::AtomicBool,
     jobs: Mutex<Vec<v1::Job>>,
     lease_ids: Mutex<Vec<String>>,
     events: Mutex<Vec<String>>,
@@ -54,7 +56,15 @@ impl Work for Scripted {
         &self,
         req: Request<v1::ReportRequest>,
     ) -> Result<Response<v1::ReportResponse>, Status> {
-        lock(&self.events).push(format!("report {}", req.into_inner().job_id));
+        let report = req.into_inner();
+        let verdict = report.maker_wins.map_or("", |_| " with a verdict");
+        lock(&self.events).push(format!("report {}{verdict}", report.job_id));
+        if self
+            .failing_reports
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(Status::unavailable("the coordinator is away"));
+        }
         Ok(Response::new(v1::ReportResponse { applied: true }))
     }
 
@@ -79,8 +89,13 @@ fn job(id: &str) -> v1::Job {
     }
 }
 
-/// Runs a two-slot worker against `script` until its first report, then stops it gracefully.
-async fn run_until_a_report(script: &Arc<Scripted>) -> Arc<solver_worker::Summary> {
+/// Runs a two-slot worker against `script` until its first report, then stops it gracefully
+/// (with `abort_too`, at once a second time: the second signal). Returns the worker's summary
+/// and the number of events recorded when the worker was stopped.
+async fn run_until_a_report(
+    script: &Arc<Scripted>,
+    abort_too: bool,
+) -> (Arc<solver_worker::Summary>, usize) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -107,7 +122,11 @@ async fn run_until_a_report(script: &Arc<Scripted>) -> Arc<solver_worker::Summar
     {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    let seen = lock(&script.events).len();
     graceful.cancel();
+    if abort_too {
+        abort.cancel();
+    }
     let summary = tokio::time::timeout(Duration::from_secs(30), worker)
         .await
         .expect("the worker stops")
@@ -115,17 +134,17 @@ async fn run_until_a_report(script: &Arc<Scripted>) -> Arc<solver_worker::Summar
         .expect("the worker's run");
     stop_server.cancel();
     server.await.expect("server task").expect("server");
-    summary
+    (summary, seen)
 }
 
 #[tokio::test]
 async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
     let script = Arc::new(Scripted::default());
     *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
-    let summary = run_until_a_report(&script).await;
+    let (summary, _) = run_until_a_report(&script, false).await;
     assert_eq!(
         *lock(&script.events),
-        ["abandon 2 3", "report 1"],
+        ["abandon 2 3", "report 1 with a verdict"],
         "the others go back in one request before the first job is searched and reported"
     );
     assert_eq!(
@@ -144,7 +163,7 @@ async fn a_failed_lease_is_retried_with_its_request_id() {
     let script = Arc::new(Scripted::default());
     *lock(&script.failing_leases) = 2;
     *lock(&script.jobs) = vec![job("1")];
-    run_until_a_report(&script).await;
+    run_until_a_report(&script, false).await;
     let ids = lock(&script.lease_ids).clone();
     assert!(
         ids.len() >= 4,
@@ -154,4 +173,33 @@ async fn a_failed_lease_is_retried_with_its_request_id() {
     assert_eq!(ids[1], ids[0], "the first retry");
     assert_eq!(ids[2], ids[0], "the second retry, answered");
     assert_ne!(ids[3], ids[0], "a new request");
+}
+
+/// A verdict whose report is being retried when the second signal comes gets one prompt
+/// attempt more; when that fails too the job is handed back, so that the coordinator leases
+/// its leaf again at once instead of waiting for the lease to expire.
+#[tokio::test]
+async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_back() {
+    let script = Arc::new(Scripted::default());
+    script
+        .failing_reports
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    *lock(&script.jobs) = vec![job("1")];
+    let (summary, seen) = run_until_a_report(&script, true).await;
+    let events = lock(&script.events).clone();
+    assert_eq!(
+        events.len(),
+        seen + 2,
+        "one attempt more, then abandon: {events:?}"
+    );
+    assert!(
+        events[..events.len() - 1]
+            .iter()
+            .all(|e| e == "report 1 with a verdict"),
+        "{events:?}"
+    );
+    assert_eq!(events.last().map(String::as_str), Some("abandon 1"));
+    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(count(&summary.jobs_abandoned), 1);
+    assert_eq!(count(&summary.jobs_done), 0);
 }

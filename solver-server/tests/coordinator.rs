@@ -315,7 +315,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let job = lease_one(&mut w, "a").await;
     let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
     r.worker = "b".into();
-    let err = w.report(r).await.expect_err("foreign report");
+    let err = w.report(r.clone()).await.expect_err("foreign report");
     assert_eq!(err.code(), Code::FailedPrecondition);
     let err = w
         .heartbeat(v1::HeartbeatRequest {
@@ -337,6 +337,12 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     assert_eq!(again.position, job.position);
     let p = get(&mut s, &id).await.progress.expect("progress");
     assert_eq!((p.jobs_in_flight, p.jobs_expired), (1, 0));
+    // A report that comes after all is still taken, as one of an expired lease is: it counts,
+    // and a value in it lands (the leaf's children wait for the new lease's report).
+    r.worker = "a".into();
+    assert!(!w.report(r).await.expect("late report").into_inner().applied);
+    let p = get(&mut s, &id).await.progress.expect("progress");
+    assert_eq!((p.jobs_done, p.jobs_in_flight), (2, 1));
 
     // A job id never handed out is unknown (ids start at 1).
     for unknown in ["999999999", "0"] {

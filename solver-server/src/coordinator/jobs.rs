@@ -461,7 +461,8 @@ impl Coordinator {
         }
     }
 
-    /// Hands jobs back unfinished (`Work.Abandon`): their leaves are free at once.
+    /// Hands jobs back unfinished (`Work.Abandon`): their leaves are free at once. A report
+    /// that comes after all is stale, like one of an expired lease: its value still lands.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
@@ -470,7 +471,6 @@ impl Coordinator {
         let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
         for job in jobs {
             if let Some(l) = st.drop_lease(job) {
-                st.orphans.remove(&job);
                 if let Some(ps) = st.problems.get(&l.problem) {
                     ps.notify();
                 }

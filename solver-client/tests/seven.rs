@@ -126,16 +126,12 @@ fn bench_with_threads_measures_two_searches_apart() {
     let o = solver(&["seven", "bench", "--cols", "8", "--threads", "1", "2"]);
     assert!(o.status.success());
     let text = stdout(&o);
-    let rows = |run: &str| {
+    // The rows of a run: the words after n, as "direct maker 2124 ...".
+    let rows = |run: &str| -> Vec<Vec<&str>> {
         text.lines()
-            .filter(|l| {
-                l.split_whitespace()
-                    .skip(1)
-                    .collect::<Vec<_>>()
-                    .join(" ")
-                    .starts_with(run)
-            })
-            .count()
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
+            .filter(|w| w.join(" ").starts_with(run))
+            .collect()
     };
     for run in [
         "direct maker",
@@ -143,8 +139,14 @@ fn bench_with_threads_measures_two_searches_apart() {
         "1 thread maker",
         "2 threads maker",
     ] {
-        assert_eq!(rows(run), 1, "one {run:?} row in:\n{text}");
+        assert_eq!(rows(run).len(), 1, "one {run:?} row in:\n{text}");
     }
+    let nodes = |run: &str, at: usize| -> u64 { rows(run)[0][at].parse().expect("nodes") };
+    assert_eq!(
+        nodes("2 apart", 3),
+        2 * nodes("direct", 2),
+        "two whole searches:\n{text}"
+    );
     assert!(text.contains("  8  2 apart vs direct: "), "{text}");
     assert!(text.contains("  8  2 threads vs 1 (median "), "{text}");
 }

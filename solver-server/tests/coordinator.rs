@@ -338,11 +338,31 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let p = get(&mut s, &id).await.progress.expect("progress");
     assert_eq!((p.jobs_in_flight, p.jobs_expired), (1, 0));
     // A report that comes after all is still taken, as one of an expired lease is: it counts,
-    // and a value in it lands (the leaf's children wait for the new lease's report).
+    // and its value lands, so the new lease of the leaf is cancelled (the value is made up
+    // here: Breaker wins, which leaves Maker's root open).
+    let nodes = p.worker_nodes;
     r.worker = "a".into();
-    assert!(!w.report(r).await.expect("late report").into_inner().applied);
+    r.children.clear();
+    r.maker_wins = Some(false);
+    assert!(
+        !w.report(r.clone())
+            .await
+            .expect("late report")
+            .into_inner()
+            .applied
+    );
     let p = get(&mut s, &id).await.progress.expect("progress");
-    assert_eq!((p.jobs_done, p.jobs_in_flight), (2, 1));
+    assert_eq!(p.jobs_done, 2);
+    assert_eq!(p.worker_nodes, nodes + r.nodes);
+    let beat = w
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "b".into(),
+            job_ids: vec![again.job_id.clone()],
+        })
+        .await
+        .expect("heartbeat")
+        .into_inner();
+    assert_eq!(beat.cancelled_job_ids, [again.job_id.clone()]);
 
     // A job id never handed out is unknown (ids start at 1).
     for unknown in ["999999999", "0"] {

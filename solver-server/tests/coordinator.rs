@@ -362,7 +362,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
         .await
         .expect("heartbeat")
         .into_inner();
-    assert_eq!(beat.cancelled_job_ids, [again.job_id.clone()]);
+    assert_eq!(beat.cancelled_job_ids, std::slice::from_ref(&again.job_id));
 
     // A job id never handed out is unknown (ids start at 1).
     for unknown in ["999999999", "0"] {

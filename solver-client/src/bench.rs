@@ -43,7 +43,9 @@ pub struct SevenBenchArgs {
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Vec<u32>,
     /// Run each --threads and --workers row this many times: searches with several threads
-    /// depend on their timing, so one run is one draw.
+    /// depend on their timing, so one run is one draw. Each K > 1 of them also gets this many
+    /// "K apart" rows first: K direct searches at once, sharing nothing (K tables in memory),
+    /// whose summed speed is the most nodes per second K threads reach on this machine now.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).

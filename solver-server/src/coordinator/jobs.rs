@@ -202,7 +202,7 @@ impl Coordinator {
             let shrink = 2 * (n.tries / 3).min(16);
             let budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
             ps.in_flight += 1;
-            ps.workers.insert(Arc::clone(&worker));
+            ps.workers.insert(&worker);
             let job = st.next_job_id(&mut batch);
             let deadline = now + self.config.lease;
             st.leases.insert(
@@ -661,5 +661,19 @@ mod tests {
             "and not kept"
         );
         assert_eq!(st.searcher(&(a.clone(), 7)), 3, "known pairs keep theirs");
+    }
+
+    #[test]
+    fn workers_seen_count_each_name_once_up_to_the_cap() {
+        use crate::coordinator::{MAX_WORKERS_SEEN, WorkersSeen};
+        let mut seen = WorkersSeen::default();
+        let a: Arc<str> = Arc::from("a");
+        seen.insert(&a);
+        seen.insert(&a);
+        assert_eq!(seen.count(), 1);
+        for i in 0..MAX_WORKERS_SEEN + 10 {
+            seen.insert(&Arc::from(format!("w{i}")));
+        }
+        assert_eq!(seen.count() as usize, MAX_WORKERS_SEEN);
     }
 }

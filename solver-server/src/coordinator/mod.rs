@@ -86,6 +86,9 @@ const JOB_ID_BLOCK: u64 = 100_000;
 /// Leases that ended without a report (expired, abandoned, their problem finished) whose
 /// target is remembered, so a late report's value still lands. Oldest forgotten first.
 const MAX_ORPHANS: usize = 100_000;
+/// Most worker names a problem's `workers_seen` counts (a cluster whose pods get new names at
+/// each restart would otherwise grow the set without end).
+const MAX_WORKERS_SEEN: usize = 65_535;
 
 /// The coordinator. Cheap to share: wrap it in an `Arc`. After a failure of its store, or a
 /// panic while a request changed its state, every method answers `UNAVAILABLE`
@@ -104,6 +107,22 @@ pub struct Coordinator {
     /// Woken when a solved problem waits for its winning first moves
     /// ([`Coordinator::moves_wanted`]).
     moves: tokio::sync::Notify,
+}
+
+/// Distinct worker names, counted up to [`MAX_WORKERS_SEEN`]: later names are not kept.
+#[derive(Debug, Default)]
+struct WorkersSeen(HashSet<Arc<str>>);
+
+impl WorkersSeen {
+    fn insert(&mut self, worker: &Arc<str>) {
+        if self.0.len() < MAX_WORKERS_SEEN {
+            self.0.insert(Arc::clone(worker));
+        }
+    }
+
+    fn count(&self) -> u32 {
+        self.0.len() as u32
+    }
 }
 
 /// Everything the lock protects.
@@ -174,7 +193,7 @@ struct ProblemState {
     /// Leases of this problem now.
     in_flight: u64,
     /// Worker names that leased a job of this problem since the server started.
-    workers: HashSet<Arc<str>>,
+    workers: WorkersSeen,
     /// Running time before this server run, in ms.
     elapsed_before_ms: u64,
     /// When this server run started counting the problem's time.
@@ -213,7 +232,7 @@ impl ProblemState {
             progress.dag_solved = dag.solved_count();
         }
         progress.jobs_in_flight = self.in_flight;
-        progress.workers_seen = self.workers.len() as u32;
+        progress.workers_seen = self.workers.count();
         progress.nodes_per_second = if progress.elapsed_ms == 0 {
             0.0
         } else {

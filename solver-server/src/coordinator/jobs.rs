@@ -662,18 +662,4 @@ mod tests {
         );
         assert_eq!(st.searcher(&(a.clone(), 7)), 3, "known pairs keep theirs");
     }
-
-    #[test]
-    fn workers_seen_count_each_name_once_up_to_the_cap() {
-        use crate::coordinator::{MAX_WORKERS_SEEN, WorkersSeen};
-        let mut seen = WorkersSeen::default();
-        let a: Arc<str> = Arc::from("a");
-        seen.insert(&a);
-        seen.insert(&a);
-        assert_eq!(seen.count(), 1);
-        for i in 0..MAX_WORKERS_SEEN + 10 {
-            seen.insert(&Arc::from(format!("w{i}")));
-        }
-        assert_eq!(seen.count() as usize, MAX_WORKERS_SEEN);
-    }
 }

@@ -192,7 +192,8 @@ struct ProblemState {
     dirty: Vec<NodeId>,
     /// Leases of this problem now.
     in_flight: u64,
-    /// Worker names that leased a job of this problem since the server started.
+    /// Worker names that leased a job of this problem since the server started (up to
+    /// [`MAX_WORKERS_SEEN`]).
     workers: WorkersSeen,
     /// Running time before this server run, in ms.
     elapsed_before_ms: u64,
@@ -582,4 +583,22 @@ fn parse_techniques(names: &[String], field: &str) -> Result<Vec<Technique>, Err
     out.sort();
     out.dedup();
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workers_seen_count_each_name_once_up_to_the_cap() {
+        let mut seen = WorkersSeen::default();
+        let a: Arc<str> = Arc::from("a");
+        seen.insert(&a);
+        seen.insert(&a);
+        assert_eq!(seen.count(), 1);
+        for i in 0..MAX_WORKERS_SEEN + 10 {
+            seen.insert(&Arc::from(format!("w{i}")));
+        }
+        assert_eq!(seen.count() as usize, MAX_WORKERS_SEEN);
+    }
 }

@@ -83,6 +83,12 @@ impl Node {
         }
     }
 
+    /// A leaf its owner could be leased as its own ([`Dag::select_for`]): owned, unexpanded,
+    /// unsolved and not leased (it may still be out of the walk's reach, below a solved node).
+    fn open_own(&self) -> bool {
+        self.owner != 0 && !self.expanded && !self.leased && self.value().is_none()
+    }
+
     fn node_type(&self) -> NodeType {
         match self.key.to_move {
             Side::Maker => NodeType::Or,
@@ -106,6 +112,11 @@ pub struct Dag {
     index: FxHashMap<Key, NodeId>,
     /// Nodes with a value, kept so progress needs no scan.
     solved: u64,
+    /// Per searcher, its open own leaves ([`Node::open_own`]), so that [`Dag::select_for`]
+    /// skips the walk for one (up to [`OWN_LEAF_SCAN`] nodes: 8.6 ms on a 150,000-node DAG in
+    /// a release build, where a selection takes 2 µs) when the searcher has none. Searchers
+    /// without any are not kept.
+    open_own: FxHashMap<Searcher, u32>,
 }
 
 /// A node's stored state, as [`Dag::restore`] takes it back.
@@ -130,6 +141,7 @@ impl Dag {
             nodes: Vec::new(),
             index: FxHashMap::default(),
             solved: 0,
+            open_own: FxHashMap::default(),
         };
         dag.add(root, pn, dn);
         dag
@@ -142,10 +154,12 @@ impl Dag {
     /// # Errors
     /// A message when the root is missing or a child key has no stored node.
     pub fn restore(root: Key, stored: Vec<StoredNode>) -> Result<Self, String> {
+        // Restored nodes have no owner: nothing to count in `open_own`.
         let mut dag = Dag {
             nodes: Vec::with_capacity(stored.len()),
             index: FxHashMap::default(),
             solved: 0,
+            open_own: FxHashMap::default(),
         };
         let root_pos = stored
             .iter()
@@ -221,6 +235,26 @@ impl Dag {
         (n.pn, n.dn) = (pn, dn);
         if !was && n.value().is_some() {
             self.solved += 1;
+        }
+    }
+
+    /// Counts `id` in `open_own` if it became open (`was` false) or uncounts it if it stopped
+    /// being open.
+    fn recount(&mut self, id: NodeId, was: bool) {
+        let n = self.node(id);
+        let (now, owner) = (n.open_own(), n.owner);
+        if was == now {
+            return;
+        }
+        let count = self.open_own.entry(owner).or_default();
+        if now {
+            *count += 1;
+        } else {
+            debug_assert!(*count > 0, "an open own leaf was counted");
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.open_own.remove(&owner);
+            }
         }
     }
 
@@ -364,7 +398,7 @@ impl Dag {
     pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
         let best = self.select_with_thresholds()?;
         let owner = self.node(best.0).owner;
-        if owner == 0 || owner == searcher {
+        if owner == 0 || owner == searcher || !self.open_own.contains_key(&searcher) {
             return Some(best);
         }
         self.own_leaf(searcher).or(Some(best))
@@ -404,7 +438,9 @@ impl Dag {
 
     /// Marks leaf `id` leased or released, and updates the busy marks above it.
     pub fn set_leased(&mut self, id: NodeId, leased: bool) {
+        let was = self.node(id).open_own();
         self.nodes[id as usize].leased = leased;
+        self.recount(id, was);
         self.propagate(id);
     }
 
@@ -429,6 +465,7 @@ impl Dag {
         if n.expanded || n.value().is_some() || children.is_empty() {
             return Vec::new();
         }
+        let was = n.open_own();
         let mut created = Vec::new();
         for &(key, pn, dn) in children {
             let c = match self.get(&key) {
@@ -436,6 +473,7 @@ impl Dag {
                 None => {
                     let c = self.add(key, pn, dn);
                     self.nodes[c as usize].owner = owner;
+                    self.recount(c, false);
                     created.push(c);
                     c
                 }
@@ -445,6 +483,7 @@ impl Dag {
             }
         }
         self.nodes[id as usize].expanded = true;
+        self.recount(id, was);
         self.propagate(id);
         created
     }
@@ -455,8 +494,10 @@ impl Dag {
         if self.node(id).value().is_some() {
             return false;
         }
+        let was = self.node(id).open_own();
         let (pn, dn) = solved_numbers(value);
         self.set_numbers(id, pn, dn);
+        self.recount(id, was);
         self.propagate(id);
         true
     }
@@ -516,6 +557,15 @@ impl Dag {
 mod tests {
     use super::*;
     use solver_core::games::seven::{Cols, Position};
+
+    /// `open_own` as a scan of every node counts it.
+    fn assert_open_own_counted(dag: &Dag) {
+        let mut counts: FxHashMap<Searcher, u32> = FxHashMap::default();
+        for n in dag.nodes.iter().filter(|n| n.open_own()) {
+            *counts.entry(n.owner).or_default() += 1;
+        }
+        assert_eq!(dag.open_own, counts);
+    }
 
     /// Distinct keys: Maker to move for even `i`, Breaker for odd; `i` Breaker stones.
     fn key(i: u32, to_move: Side) -> Key {
@@ -626,8 +676,34 @@ mod tests {
             "its own leaf, not searcher 1's b"
         );
         assert_eq!(leaf_for(&dag, 3), Some(bid));
+        assert_open_own_counted(&dag);
+        assert_eq!(dag.open_own.get(&2), Some(&1));
         dag.set_leased(cid, true);
+        assert_open_own_counted(&dag);
+        assert!(
+            !dag.open_own.contains_key(&2),
+            "searcher 2 has no open leaf: no walk"
+        );
         assert_eq!(leaf_for(&dag, 2), Some(bid), "its own leaf is busy");
+        dag.set_leased(cid, false);
+        assert_eq!(dag.open_own.get(&2), Some(&1));
+        // Solving and expanding end a leaf's openness; a new node of another searcher counts
+        // for that one.
+        dag.solve(bid, Value::Disproven);
+        assert_open_own_counted(&dag);
+        assert!(!dag.open_own.contains_key(&1));
+        let d = key(4, Side::Breaker);
+        dag.expand(cid, &[(d, 1, 1)], 3);
+        assert_open_own_counted(&dag);
+        assert_eq!(
+            (dag.open_own.get(&2), dag.open_own.get(&3)),
+            (None, Some(&1))
+        );
+        assert_eq!(
+            leaf_for(&dag, 2),
+            dag.select(),
+            "nothing of its own: the best"
+        );
     }
 
     #[test]

@@ -394,11 +394,16 @@ impl Dag {
     /// again from scratch, its subtree being in that searcher's table. With the leaf come its
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
     /// step's "other" child is the best one, so such a job stops once it is past the best
-    /// leaf by the 1 + ε margin, often soon after its minimum share).
+    /// leaf by the 1 + ε margin, often soon after its minimum share). Searcher 0 (nobody: the
+    /// coordinator ran out of searcher numbers) has no leaves of its own and gets the best.
     pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
         let best = self.select_with_thresholds()?;
         let owner = self.node(best.0).owner;
-        if owner == 0 || owner == searcher || !self.open_own.contains_key(&searcher) {
+        if searcher == 0
+            || owner == 0
+            || owner == searcher
+            || !self.open_own.contains_key(&searcher)
+        {
             return Some(best);
         }
         self.own_leaf(searcher).or(Some(best))
@@ -704,6 +709,26 @@ mod tests {
             dag.select(),
             "nothing of its own: the best"
         );
+    }
+
+    /// Nodes of nobody (searcher 0, or restored) are in no searcher's table: nobody is leased
+    /// the best leaf, not the first node of nobody's.
+    #[test]
+    fn nobody_is_leased_the_best_leaf() {
+        let mut dag = Dag::new(key(0, Side::Maker), 1, 1);
+        let (x, y, z) = (
+            key(1, Side::Breaker),
+            key(2, Side::Breaker),
+            key(3, Side::Maker),
+        );
+        dag.expand(ROOT, &[(x, 1, 3), (y, 2, 3)], 0);
+        let xid = dag.get(&x).expect("x");
+        dag.expand(xid, &[(z, 1, 1)], 1);
+        let zid = dag.get(&z).expect("z");
+        assert_eq!(dag.select(), Some(zid));
+        assert_eq!(leaf_for(&dag, 0), Some(zid), "not y, nobody's open leaf");
+        assert_eq!(leaf_for(&dag, 2), Some(zid));
+        assert_open_own_counted(&dag);
     }
 
     #[test]

@@ -367,11 +367,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// Prints, for each K > 1 of `ceilings` (K, the summed speed of K direct runs at once, each
 /// against the direct run's, from the "K apart" rows), what K threads sharing nothing gave in
-/// this run; then, for each kind of run
-/// (threads, workers) with a one-thread (one-slot) row, how many times faster each K-thread
-/// (K-slot) run was than the median one-thread run of this n, and how its nodes per second and
-/// its node count compare with that median's: the speedup is the first ratio divided by the
-/// second.
+/// this run; then, for each kind of run (threads, workers) with a one-thread (one-slot) row,
+/// how many times faster each K-thread (K-slot) run was than the median one-thread run of this
+/// n, and how its nodes per second and its node count compare with that median's: the speedup
+/// is the first ratio divided by the second.
 fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
     let mut ks: Vec<u32> = ceilings.iter().map(|&(k, _)| k).collect();
     ks.dedup();

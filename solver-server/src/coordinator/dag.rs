@@ -395,15 +395,12 @@ impl Dag {
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
     /// step's "other" child is the best one, so such a job stops once it is past the best
     /// leaf by the 1 + ε margin, often soon after its minimum share). Searcher 0 (nobody: the
-    /// coordinator ran out of searcher numbers) has no leaves of its own and gets the best.
+    /// coordinator ran out of searcher numbers) has no leaves of its own (`open_own` never
+    /// counts owner 0) and gets the best.
     pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
         let best = self.select_with_thresholds()?;
         let owner = self.node(best.0).owner;
-        if searcher == 0
-            || owner == 0
-            || owner == searcher
-            || !self.open_own.contains_key(&searcher)
-        {
+        if owner == 0 || owner == searcher || !self.open_own.contains_key(&searcher) {
             return Some(best);
         }
         self.own_leaf(searcher).or(Some(best))

@@ -219,7 +219,7 @@ fn threat_space_wins_are_maker_wins() {
         for _ in 0..[600, 600, 400, 200][n as usize - 4] {
             // Few stones, so that lines stay open.
             let pos = random_position(&mut rng, cols, Side::Maker, if n < 6 { 2 } else { 3 });
-            let mut game = SevenGame::new(pos, rules.clone()).expect("same width");
+            let mut game = SevenGame::new(pos, rules).expect("same width");
             if pos.maker_won(&hg) || game.simplify() != Some(Value::Proven) {
                 continue;
             }

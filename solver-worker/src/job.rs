@@ -1,7 +1,6 @@
 //! One job, off the async runtime: decode the leaf, simplify it to a fixpoint, search it within
 //! the node budget, and build the report. No I/O here: the caller sends the report.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
@@ -78,14 +77,9 @@ impl SolvedCache {
     }
 }
 
-/// Rules by (board width, techniques switched off).
-type RulesCache = HashMap<(u8, Vec<Technique>), Arc<Rules>>;
-
-/// What jobs share: the rules per (width, techniques switched off), the solved cache, and the
-/// search DAG kept from job to job ([`Retained`]).
+/// What jobs share: the solved cache and the search DAG kept from job to job ([`Retained`]).
 #[derive(Debug)]
 pub struct JobContext {
-    rules: Mutex<RulesCache>,
     /// Solved positions from earlier jobs of every slot.
     pub cache: Arc<SolvedCache>,
     /// The search every slot runs its jobs in.
@@ -104,7 +98,6 @@ impl JobContext {
     pub fn new(table_mib: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
         Self {
-            rules: Mutex::new(HashMap::new()),
             cache: Arc::new(SolvedCache::new(table_mib / 4)),
             retained: Mutex::new(None),
             running: Mutex::new(Vec::new()),
@@ -130,30 +123,20 @@ impl JobContext {
             .is_empty()
     }
 
-    fn rules(&self, cols: solver_core::games::seven::Cols, disabled: Vec<Technique>) -> Arc<Rules> {
-        let mut m = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
-        Arc::clone(
-            m.entry((cols.get() as u8, disabled))
-                .or_insert_with_key(|(_, d)| Rules::new(cols, d)),
-        )
-    }
-
     /// The retained search for `rules`, or a new one (starting at `root`) that replaces it: a
     /// job with other rules (width or techniques) starts over, and so does every job after a
     /// search panicked while it updated the DAG.
-    fn search(&self, rules: &Arc<Rules>, root: &SevenGame) -> Arc<Shared<SevenGame>> {
+    fn search(&self, rules: Rules, root: &SevenGame) -> Arc<Shared<SevenGame>> {
         let mut kept = self.retained.lock().unwrap_or_else(PoisonError::into_inner);
         match kept.as_ref() {
-            Some(r) if Arc::ptr_eq(&r.rules, rules) && r.search.lock().is_ok() => {
-                Arc::clone(&r.search)
-            }
+            Some(r) if r.rules == rules && r.search.lock().is_ok() => Arc::clone(&r.search),
             _ => {
                 let cache = Arc::clone(&self.cache);
                 let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
                 search.record_solved(Some(self.solved_log_limit()));
                 let search = Arc::new(Shared::new(search));
                 *kept = Some(Retained {
-                    rules: Arc::clone(rules),
+                    rules,
                     search: Arc::clone(&search),
                 });
                 search
@@ -168,7 +151,7 @@ impl JobContext {
 /// instead of searching it again. Replaced when a job comes with other rules (width or
 /// techniques); trimmed by garbage collection and collapsing when it reaches its memory cap.
 pub struct Retained {
-    rules: Arc<Rules>,
+    rules: Rules,
     search: Arc<Shared<SevenGame>>,
 }
 
@@ -287,8 +270,8 @@ pub fn run_job(
         .collect::<Result<Vec<_>, _>>()?;
     disabled.sort();
     disabled.dedup();
-    let rules = ctx.rules(position.cols(), disabled);
-    let root = SevenGame::new(position, Arc::clone(&rules))?;
+    let rules = Rules::new(position.cols(), &disabled);
+    let root = SevenGame::new(position, rules)?;
     let mut report = JobReport {
         job_id: job.job_id.clone(),
         ..Default::default()
@@ -299,7 +282,7 @@ pub fn run_job(
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         return Ok(report);
     }
-    let shared = ctx.search(&rules, &root);
+    let shared = ctx.search(rules, &root);
     let budget = job.node_budget.max(1);
     let thresholds = ((job.pn_threshold, job.dn_threshold) != (0, 0)).then(|| {
         (
@@ -535,12 +518,12 @@ mod tests {
     fn a_helper_is_idle_while_the_job_needs_no_help() {
         let ctx = JobContext::new(64);
         let pos = Position::empty(Cols::try_from(11u32).expect("width"), Side::Maker);
-        let rules = ctx.rules(pos.cols(), Vec::new());
-        let root = SevenGame::new(pos, Arc::clone(&rules)).expect("width");
+        let rules = Rules::new(pos.cols(), &[]);
+        let root = SevenGame::new(pos, rules).expect("width");
         let register = |thresholds, budget| {
             let job = Arc::new(Running {
                 root: root.clone(),
-                search: ctx.search(&rules, &root),
+                search: ctx.search(rules, &root),
                 thresholds,
                 done: Arc::default(),
                 nodes: AtomicU64::new(0),

@@ -183,7 +183,7 @@ struct ProblemState {
     /// The techniques switched off.
     disabled: Vec<Technique>,
     /// The rules with the problem's techniques (for the root and the winning moves).
-    rules: Arc<Rules>,
+    rules: Rules,
     /// The packed root key.
     root: Vec<u8>,
     /// The DAG while running; `None` once solved or cancelled.

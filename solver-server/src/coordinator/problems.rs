@@ -110,7 +110,7 @@ impl Coordinator {
         }
         let id = st.next_problem;
         let rules = Rules::new(valid.position.cols(), &valid.disabled);
-        let mut game = SevenGame::new(valid.position, Arc::clone(&rules))
+        let mut game = SevenGame::new(valid.position, rules)
             .expect("the rules are built for the position's width");
         let decided = game.simplify();
         let root = game.key();
@@ -445,7 +445,7 @@ fn named_moves(
     };
     // The root's children exactly as a worker's search makes them (their keys are the ones in
     // the DAG, the facts and the tt).
-    let mut root = SevenGame::new(ps.position, Arc::clone(&ps.rules)).map_err(corrupt)?;
+    let mut root = SevenGame::new(ps.position, ps.rules).map_err(corrupt)?;
     let children = match root.simplify() {
         Some(_) => Vec::new(),
         None => root.children(),

@@ -4,7 +4,7 @@
 //! OR = Maker to move; "proven" = Maker wins.
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::OnceLock;
 
 use super::board::{Cell, Cols, cells_of};
 use super::hypergraph::Hypergraph;
@@ -121,9 +121,11 @@ impl std::str::FromStr for Technique {
     }
 }
 
-/// What a search of this game shares: the hypergraph and the techniques switched on.
+/// What a search of this game shares: the hypergraph and the techniques switched on. A copy
+/// is two words: the hypergraph is the one of its width for the whole process ([`paper`]).
+#[derive(Clone, Copy)]
 pub struct Rules {
-    hg: Hypergraph,
+    hg: &'static Hypergraph,
     /// The techniques switched on, one bit each (bit `t as u32`): asked at every step of
     /// every simplification.
     enabled: u16,
@@ -135,7 +137,7 @@ const _: () = assert!(Technique::ALL.len() <= u16::BITS as usize);
 impl Rules {
     /// The paper's hypergraph for `cols` with the techniques that are on by default
     /// ([`Technique::on_by_default`]) except `disabled`.
-    pub fn new(cols: Cols, disabled: &[Technique]) -> Arc<Self> {
+    pub fn new(cols: Cols, disabled: &[Technique]) -> Self {
         Self::with_enabled(
             cols,
             &Technique::ALL
@@ -147,11 +149,11 @@ impl Rules {
 
     /// The paper's hypergraph for `cols` with exactly the techniques `enabled` (an empty list
     /// is plain PNS with an exact-position transposition table).
-    pub fn with_enabled(cols: Cols, enabled: &[Technique]) -> Arc<Self> {
-        Arc::new(Rules {
-            hg: Hypergraph::paper(cols),
+    pub fn with_enabled(cols: Cols, enabled: &[Technique]) -> Self {
+        Rules {
+            hg: paper(cols),
             enabled: enabled.iter().fold(0, |bits, &t| bits | 1 << t as u32),
-        })
+        }
     }
 
     /// True when `t` is switched on.
@@ -160,9 +162,30 @@ impl Rules {
     }
 
     /// The hypergraph.
-    pub fn hypergraph(&self) -> &Hypergraph {
-        &self.hg
+    pub fn hypergraph(&self) -> &'static Hypergraph {
+        self.hg
     }
+}
+
+/// Rules are equal when their widths and techniques are.
+impl PartialEq for Rules {
+    fn eq(&self, other: &Self) -> bool {
+        self.hg.cols() == other.hg.cols() && self.enabled == other.enabled
+    }
+}
+
+impl Eq for Rules {}
+
+/// The paper's hypergraph of width `cols`, built on first use and kept for the life of the
+/// process (29 widths at most). Positions point to it without a reference count: with a
+/// count, two search threads updated one shared counter on every position they created or
+/// dropped, each update moving its cache line between the cores; with none, two threads of the
+/// shared search ([`crate::pns::Shared`]) at n = 12 made 3% to 8% more nodes a second (one
+/// thread 2%; runs interleaved, 2026-11-25).
+fn paper(cols: Cols) -> &'static Hypergraph {
+    const WIDTHS: usize = Cols::MAX as usize + 1;
+    static PAPER: [OnceLock<Hypergraph>; WIDTHS] = [const { OnceLock::new() }; WIDTHS];
+    PAPER[cols.get() as usize].get_or_init(|| Hypergraph::paper(cols))
 }
 
 impl fmt::Debug for Rules {
@@ -179,7 +202,10 @@ impl fmt::Debug for Rules {
 #[derive(Clone)]
 pub struct SevenGame {
     pos: Position,
-    rules: Arc<Rules>,
+    /// [`Rules::hg`], stored flat with `enabled` so that a position stays 64 bytes.
+    hg: &'static Hypergraph,
+    /// [`Rules::enabled`].
+    enabled: u16,
     /// Simplification must not play forced moves (which pass the turn): set for a game made by
     /// [`SevenGame::new`], the root of a search, so that the root's children are the moves of
     /// the side to move there. Not part of the key (forced moves keep the value).
@@ -311,7 +337,7 @@ impl SevenGame {
     ///
     /// # Errors
     /// A message when the width differs from the rules' hypergraph.
-    pub fn new(pos: Position, rules: Arc<Rules>) -> Result<Self, String> {
+    pub fn new(pos: Position, rules: Rules) -> Result<Self, String> {
         if pos.cols() != rules.hg.cols() {
             return Err(format!(
                 "position is {} wide, rules are for {}",
@@ -321,17 +347,27 @@ impl SevenGame {
         }
         Ok(SevenGame {
             pos,
-            rules,
+            hg: rules.hg,
+            enabled: rules.enabled,
             hold_turn: true,
             prepared_phi: 0,
             prepared_moves: UNPREPARED,
         })
     }
 
+    /// The rules the game is played under.
+    pub fn rules(&self) -> Rules {
+        Rules {
+            hg: self.hg,
+            enabled: self.enabled,
+        }
+    }
+
     fn derived(&self, pos: Position) -> SevenGame {
         SevenGame {
             pos,
-            rules: Arc::clone(&self.rules),
+            hg: self.hg,
+            enabled: self.enabled,
             hold_turn: false,
             prepared_phi: 0,
             prepared_moves: UNPREPARED,
@@ -346,8 +382,8 @@ impl SevenGame {
     /// One round of the decisions and reductions. `Err(value)` when decided, `Ok(None)` when the
     /// position changed (run again), `Ok(Some(lines))` at the fixpoint, with its free lines.
     fn step(&mut self) -> Result<Option<Lines>, Value> {
-        let rules: &Rules = &self.rules;
-        let l = Lines::of(&self.pos, &rules.hg);
+        let rules = self.rules();
+        let l = Lines::of(&self.pos, rules.hg);
         if l.maker_won {
             return Err(Value::Proven);
         }
@@ -436,7 +472,7 @@ impl SevenGame {
     /// The threat-space decision ([`Technique::ThreatSpace`]) at the fixpoint of the other
     /// reductions, whose free lines are `l`: Maker to move with a forcing sequence wins.
     fn threats(&self, l: &Lines) -> Option<Value> {
-        (self.rules.enabled(Technique::ThreatSpace)
+        (self.rules().enabled(Technique::ThreatSpace)
             && self.pos.to_move() == Side::Maker
             && l.ones == 0
             && l.crossing.is_none()
@@ -446,12 +482,12 @@ impl SevenGame {
 
     /// The cells worth playing: forced moves first, else every live cell minus dominated ones.
     fn moves(&self) -> u128 {
-        self.moves_from(&Lines::of(&self.pos, &self.rules.hg))
+        self.moves_from(&Lines::of(&self.pos, self.hg))
     }
 
     /// [`Self::moves`] from the position's free lines.
     fn moves_from(&self, l: &Lines) -> u128 {
-        let rules = &self.rules;
+        let rules = self.rules();
         let empty = self.pos.empty_cells();
         if rules.enabled(Technique::ForcedMove) {
             match self.pos.to_move() {
@@ -619,7 +655,7 @@ impl Game for SevenGame {
             let value = self.threats(&lines);
             if value.is_none()
                 && self.pos.to_move() == Side::Maker
-                && self.rules.enabled(Technique::Heuristics)
+                && self.rules().enabled(Technique::Heuristics)
             {
                 // Prepared now from the fixpoint's lines: with Maker to move that is cheap (no
                 // moves to count, see `measure`); with Breaker to move it waits for `prepare`,
@@ -642,7 +678,7 @@ impl Game for SevenGame {
     /// The residual game's key: Maker stones on no free line count as Breaker's (they can no
     /// longer matter), then mirror-canonical when [`Technique::MirrorTt`] is on.
     fn key(&self) -> Key {
-        let hg = &self.rules.hg;
+        let hg = self.hg;
         let empty = self.pos.empty_cells();
         let free = hg
             .edges()
@@ -653,7 +689,7 @@ impl Game for SevenGame {
         let breaker = hg.cols().full_mask() & !maker & !empty;
         let norm = Position::from_masks(hg.cols(), maker, breaker, self.pos.to_move())
             .expect("normalised masks stay disjoint and on the board");
-        if self.rules.enabled(Technique::MirrorTt) {
+        if self.rules().enabled(Technique::MirrorTt) {
             norm.canonical_key()
         } else {
             norm.key()
@@ -661,7 +697,7 @@ impl Game for SevenGame {
     }
 
     fn estimate(&self) -> (Number, Number) {
-        if !self.rules.enabled(Technique::Heuristics) {
+        if !self.rules().enabled(Technique::Heuristics) {
             return (1, 1);
         }
         let f = self.features();
@@ -671,7 +707,7 @@ impl Game for SevenGame {
     /// The anchor's initialisation (spec, "Heuristic initialisation"), with the paper's
     /// sibling-relative dn for the OR children of an AND node.
     fn estimate_children(&self, children: &[&Self]) -> Vec<(Number, Number)> {
-        if !self.rules.enabled(Technique::Heuristics) {
+        if !self.rules().enabled(Technique::Heuristics) {
             return vec![(1, 1); children.len()];
         }
         let features: Vec<Features> = children.iter().map(|c| c.features()).collect();
@@ -696,20 +732,20 @@ impl Game for SevenGame {
     }
 
     fn prepare(&mut self) {
-        if self.rules.enabled(Technique::Heuristics) && self.prepared_moves == UNPREPARED {
+        if self.rules().enabled(Technique::Heuristics) && self.prepared_moves == UNPREPARED {
             (self.prepared_phi, self.prepared_moves) = self.measure();
         }
     }
 
     fn decompose(&self) -> Option<Formula<Self>> {
         let (components_on, cut_vertex_on) = (
-            self.rules.enabled(Technique::Components),
-            self.rules.enabled(Technique::CutVertex) && self.pos.to_move() == Side::Maker,
+            self.rules().enabled(Technique::Components),
+            self.rules().enabled(Technique::CutVertex) && self.pos.to_move() == Side::Maker,
         );
         if !components_on && !cut_vertex_on {
             return None;
         }
-        let lines = residual(&self.rules.hg, &self.pos);
+        let lines = residual(self.hg, &self.pos);
         let parts = if components_on {
             components(&lines)
         } else {
@@ -904,7 +940,7 @@ fn scaled_power(exponent: f64) -> Number {
 
 impl SevenGame {
     fn phi(&self) -> f64 {
-        self.pos.potential(&self.rules.hg).phi().to_f64()
+        self.pos.potential(self.hg).phi().to_f64()
     }
 
     fn features(&self) -> Features {
@@ -925,7 +961,7 @@ impl SevenGame {
     /// The moves are counted only with Breaker to move: [`Features::pn`] reads them at AND
     /// nodes alone.
     fn measure(&self) -> (u32, u8) {
-        self.measure_lines(&Lines::of(&self.pos, &self.rules.hg))
+        self.measure_lines(&Lines::of(&self.pos, self.hg))
     }
 
     /// [`Self::measure`] from the position's free lines.
@@ -1012,7 +1048,8 @@ pub fn solve(
     let rules = Rules::new(pos.cols(), disabled);
     let game = SevenGame {
         pos,
-        rules: Arc::clone(&rules),
+        hg: rules.hg,
+        enabled: rules.enabled,
         hold_turn: true,
         prepared_phi: 0,
         prepared_moves: UNPREPARED,
@@ -1037,7 +1074,8 @@ pub fn solve(
         winning_moves.clear();
         let child = |cell: Cell| SevenGame {
             pos: pos.play(cell).expect("cells_of(empty) are empty"),
-            rules: Arc::clone(&rules),
+            hg: rules.hg,
+            enabled: rules.enabled,
             hold_turn: false,
             prepared_phi: 0,
             prepared_moves: UNPREPARED,

@@ -14,6 +14,7 @@
 
 mod search;
 mod shared;
+mod table;
 
 pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
 pub use shared::{Locked, Poisoned, Shared};
@@ -114,19 +115,24 @@ pub fn combine(
     let or = node_type == NodeType::Or;
     let mut min = INFINITY;
     let mut sum: Number = 0;
+    let mut infinite = false;
     let mut any = false;
     for (pn, dn) in children {
         any = true;
         let (m, s) = if or { (pn, dn) } else { (dn, pn) };
         min = min.min(m);
-        sum = if s == INFINITY || sum == INFINITY {
-            INFINITY
-        } else {
-            sum.saturating_add(s).min(INFINITY - 1)
-        };
+        // Branch-free (this loop is most of back-propagation): the sum saturates at
+        // INFINITY, which a finite total is then taken below.
+        sum = sum.saturating_add(s);
+        infinite |= s == INFINITY;
     }
     if !any {
         return if or { (INFINITY, 0) } else { (0, INFINITY) };
     }
+    let sum = if infinite {
+        INFINITY
+    } else {
+        sum.min(INFINITY - 1)
+    };
     if or { (min, sum) } else { (sum, min) }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use rustc_hash::FxHashMap;
+use super::table::Table;
 
 use super::{Formula, Game, INFINITY, NodeType, Number, Value};
 
@@ -103,8 +103,6 @@ pub struct ChildReport<G: Game> {
 }
 
 struct Node {
-    pn: Number,
-    dn: Number,
     /// OR combination (pn = min, dn = sum); else AND.
     or: bool,
     expanded: bool,
@@ -119,20 +117,23 @@ struct Node {
     parents: Vec<u32>,
 }
 
-impl Node {
-    fn solved(&self) -> bool {
-        self.pn == 0 || self.dn == 0
-    }
+/// Whether a node of these (pn, dn) is solved.
+fn solved((pn, dn): (Number, Number)) -> bool {
+    pn == 0 || dn == 0
 }
 
 /// A proof-number search of one root position. Call [`Search::run`] (repeatedly, with budgets,
 /// if wanted) and read the outcome, the root's children and the statistics.
 pub struct Search<G: Game> {
     nodes: Vec<Node>,
+    /// The (pn, dn) of every node, by id: apart from the nodes, so that back-propagation and
+    /// most-proving selection, which read every child of each node on their path, read 16
+    /// bytes a child, several in one cache line.
+    nums: Vec<(Number, Number)>,
     /// The position of every position node created unsolved, kept after its expansion so that
     /// a collapsed node ([`Search::collapse`]) can be expanded again.
     states: Vec<Option<G>>,
-    table: FxHashMap<G::Key, u32>,
+    table: Table<G::Key>,
     root_moves: Vec<(G::Move, u32)>,
     stats: Stats,
     /// The propagation queue, kept to reuse its allocation.
@@ -224,8 +225,9 @@ impl<G: Game> Search<G> {
     fn build(root: G, known: Option<Known<G::Key>>) -> Self {
         let mut s = Search {
             nodes: Vec::new(),
+            nums: Vec::new(),
             states: Vec::new(),
-            table: FxHashMap::default(),
+            table: Table::new(),
             root_moves: Vec::new(),
             stats: Stats::default(),
             queue: std::collections::VecDeque::new(),
@@ -263,7 +265,7 @@ impl<G: Game> Search<G> {
         let value = root.simplify();
         let key = root.key();
         match self.table.get(&key) {
-            Some(&id) => id,
+            Some(id) => id,
             None => {
                 let value = value.or_else(|| self.lookup(&key));
                 let numbers = match value {
@@ -306,8 +308,7 @@ impl<G: Game> Search<G> {
     /// or the root reached its thresholds (with its own numbers, not the virtual ones of
     /// leaves being expanded: see [`Search::set_virtual`]).
     pub(super) fn stops(&mut self, root: u32, limits: &Limits, nodes: u64) -> bool {
-        let n = &self.nodes[root as usize];
-        if n.solved()
+        if solved(self.nums[root as usize])
             || limits.max_nodes.is_some_and(|max| nodes >= max)
             || limits
                 .cancel
@@ -320,8 +321,9 @@ impl<G: Game> Search<G> {
             return false;
         };
         // Virtual numbers only grow: below the thresholds with them is below without them.
-        let reached = |n: &Node| n.pn >= tpn || n.dn >= tdn;
-        reached(n) && self.with_own_numbers(|s| reached(&s.nodes[root as usize]))
+        let reached = |(pn, dn): (Number, Number)| pn >= tpn || dn >= tdn;
+        reached(self.nums[root as usize])
+            && self.with_own_numbers(|s| reached(s.nums[root as usize]))
     }
 
     /// The position of an unsolved position node (kept after its expansion, so that a
@@ -365,10 +367,16 @@ impl<G: Game> Search<G> {
     /// the new allocation at once: at n = 14 that lifted the process's peak by 4 GB). The
     /// reserved memory is only address space until the slots are used.
     fn reserve_slots(&mut self, cap: usize) {
-        let slots = cap / (std::mem::size_of::<Node>() + std::mem::size_of::<Option<G>>());
+        let slots = cap
+            / (std::mem::size_of::<Node>()
+                + std::mem::size_of::<(Number, Number)>()
+                + std::mem::size_of::<Option<G>>()
+                + Table::<G::Key>::KEY_BYTES);
         if self.nodes.capacity() < slots {
             self.nodes.reserve_exact(slots - self.nodes.len());
+            self.nums.reserve_exact(slots - self.nums.len());
             self.states.reserve_exact(slots - self.states.len());
+            self.table.reserve_slots(slots);
         }
     }
 
@@ -380,7 +388,7 @@ impl<G: Game> Search<G> {
         // each of a few threads (see [`super::Shared`]).
         let soon = (CHECK_EVERY as usize * 256).min(self.table.capacity() / 4);
         if self.table.len() + soon >= self.table.capacity() {
-            self.table.capacity() * (std::mem::size_of::<(G::Key, u32)>() + 1)
+            self.table.capacity() * Table::<G::Key>::BUCKET_BYTES
         } else {
             0
         }
@@ -406,8 +414,7 @@ impl<G: Game> Search<G> {
     }
 
     pub(super) fn outcome_of(&self, id: u32) -> Outcome {
-        let n = &self.nodes[id as usize];
-        match (n.pn, n.dn) {
+        match self.nums[id as usize] {
             (0, _) => Outcome::Solved(Value::Proven),
             (_, 0) => Outcome::Solved(Value::Disproven),
             (pn, dn) => Outcome::Unknown { pn, dn },
@@ -423,12 +430,12 @@ impl<G: Game> Search<G> {
         self.root_moves
             .iter()
             .map(|&(mv, id)| {
-                let n = &self.nodes[id as usize];
+                let (pn, dn) = self.nums[id as usize];
                 RootChild {
                     mv,
-                    value: value_of(n),
-                    pn: n.pn,
-                    dn: n.dn,
+                    value: value_of((pn, dn)),
+                    pn,
+                    dn,
                 }
             })
             .collect()
@@ -448,7 +455,7 @@ impl<G: Game> Search<G> {
                 let solved = child.simplify();
                 let key = child.key();
                 let (pn, dn) = match (self.table.get(&key), solved) {
-                    (Some(&id), _) => (self.nodes[id as usize].pn, self.nodes[id as usize].dn),
+                    (Some(id), _) => self.nums[id as usize],
                     (None, Some(v)) => numbers_of(v),
                     (None, None) => child.estimate(),
                 };
@@ -473,7 +480,7 @@ impl<G: Game> Search<G> {
     pub fn solved(&self) -> impl Iterator<Item = (G::Key, Value)> + '_ {
         self.table
             .iter()
-            .filter_map(|(k, &id)| value_of(&self.nodes[id as usize]).map(|v| (*k, v)))
+            .filter_map(|(k, id)| value_of(self.nums[id as usize]).map(|v| (k, v)))
     }
 
     /// Turns on (`Some(limit)`) or off (`None`) the record of the positions the search
@@ -517,9 +524,12 @@ impl<G: Game> Search<G> {
     /// engine's bench, n = 12 to 14, README).
     pub fn approx_bytes(&self) -> usize {
         let live = self.nodes.len() - self.free.len();
-        live * (std::mem::size_of::<Node>() + std::mem::size_of::<Option<G>>())
+        live * (std::mem::size_of::<Node>()
+            + std::mem::size_of::<(Number, Number)>()
+            + std::mem::size_of::<Option<G>>()
+            + Table::<G::Key>::KEY_BYTES)
             + self.links * std::mem::size_of::<u32>()
-            + self.table.capacity() * (std::mem::size_of::<(G::Key, u32)>() + 1)
+            + self.table.capacity() * Table::<G::Key>::BUCKET_BYTES
             + self.solved_log.as_ref().map_or(0, |log| {
                 log.entries.capacity() * std::mem::size_of::<(G::Key, Value)>()
             })
@@ -545,17 +555,18 @@ impl<G: Game> Search<G> {
                 numbers.1.clamp(1, INFINITY - 1),
             ),
         };
-        let id = self.slot(Node {
-            pn,
-            dn,
-            or,
-            expanded: false,
-            queued: false,
-            alive: true,
-            touched: self.clock,
-            children: Vec::new(),
-            parents: Vec::new(),
-        });
+        let id = self.slot(
+            Node {
+                or,
+                expanded: false,
+                queued: false,
+                alive: true,
+                touched: self.clock,
+                children: Vec::new(),
+                parents: Vec::new(),
+            },
+            (pn, dn),
+        );
         self.states[id as usize] = value.is_none().then_some(g);
         if let (Some(log), Some(v)) = (self.solved_log.as_mut(), value) {
             log.push(key, v);
@@ -564,13 +575,15 @@ impl<G: Game> Search<G> {
         id
     }
 
-    fn slot(&mut self, node: Node) -> u32 {
+    fn slot(&mut self, node: Node, numbers: (Number, Number)) -> u32 {
         self.stats.nodes_created += 1;
         let id = if let Some(id) = self.free.pop() {
             self.nodes[id as usize] = node;
+            self.nums[id as usize] = numbers;
             id
         } else {
             self.nodes.push(node);
+            self.nums.push(numbers);
             self.states.push(None);
             u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 nodes")
         };
@@ -628,8 +641,8 @@ impl<G: Game> Search<G> {
 
     /// The order of most-proving selection among the children of `n`.
     fn pick(&self, n: &Node, child: u32) -> (Number, Number) {
-        let c = &self.nodes[child as usize];
-        if n.or { (c.pn, c.dn) } else { (c.dn, c.pn) }
+        let (pn, dn) = self.nums[child as usize];
+        if n.or { (pn, dn) } else { (dn, pn) }
     }
 
     /// The leaf to expand next below `root` while other threads expand their own (whose
@@ -652,7 +665,7 @@ impl<G: Game> Search<G> {
                 .children
                 .iter()
                 .copied()
-                .filter(|&c| c != taken && !self.nodes[c as usize].solved())
+                .filter(|&c| c != taken && !solved(self.nums[c as usize]))
                 .min_by_key(|&c| self.pick(n, c));
             if let Some(mut id) = alternative {
                 while self.nodes[id as usize].expanded {
@@ -667,7 +680,7 @@ impl<G: Game> Search<G> {
         let mut stack = vec![root];
         while let Some(id) = stack.pop() {
             let n = &self.nodes[id as usize];
-            if n.solved() || !seen.insert(id) {
+            if solved(self.nums[id as usize]) || !seen.insert(id) {
                 continue;
             }
             if !n.expanded {
@@ -690,14 +703,14 @@ impl<G: Game> Search<G> {
     /// solve or unsolve a node: a leaf's numbers stay finite and non-zero, and the minima and
     /// sums above it are zero exactly when they were.
     pub(super) fn take(&mut self, id: u32, show: bool) {
-        let n = &mut self.nodes[id as usize];
+        let own = self.nums[id as usize];
         self.busy.push(Busy {
             id,
-            own: (n.pn, n.dn),
+            own,
             shown: show,
         });
         if show {
-            (n.pn, n.dn) = virtual_numbers((n.pn, n.dn));
+            self.nums[id as usize] = virtual_numbers(own);
             self.propagate(id);
         }
     }
@@ -706,7 +719,7 @@ impl<G: Game> Search<G> {
     /// [`Search::propagate`] on it next (after [`Search::apply`]).
     pub(super) fn free(&mut self, id: u32) {
         if let Some(i) = self.busy.iter().position(|b| b.id == id) {
-            (self.nodes[id as usize].pn, self.nodes[id as usize].dn) = self.busy.swap_remove(i).own;
+            self.nums[id as usize] = self.busy.swap_remove(i).own;
         }
     }
 
@@ -716,13 +729,12 @@ impl<G: Game> Search<G> {
     pub(super) fn set_virtual(&mut self, on: bool) {
         for i in 0..self.busy.len() {
             let Busy { id, own, shown } = self.busy[i];
-            let n = &mut self.nodes[id as usize];
             // A taken leaf stays an unsolved leaf until it is freed (`Shared::lock` gives no
             // way to run a search of its own).
-            if !shown || n.expanded || n.solved() {
+            if !shown || self.nodes[id as usize].expanded || solved(self.nums[id as usize]) {
                 continue;
             }
-            (n.pn, n.dn) = if on { virtual_numbers(own) } else { own };
+            self.nums[id as usize] = if on { virtual_numbers(own) } else { own };
             self.propagate(id);
         }
     }
@@ -757,10 +769,10 @@ impl<G: Game> Search<G> {
             Expansion::Parts(formula) => self.expand_formula(id, formula),
             Expansion::Moves(children) => self.expand_moves(id, g, children),
         }
-        let node = &mut self.nodes[id as usize];
+        let node = &self.nodes[id as usize];
         if node.children.is_empty() {
             // No move: the side to move has nothing to play and loses the search's sense.
-            (node.pn, node.dn) = if node.or {
+            self.nums[id as usize] = if node.or {
                 (INFINITY, 0)
             } else {
                 (0, INFINITY)
@@ -776,15 +788,15 @@ impl<G: Game> Search<G> {
     /// next garbage collection frees them). For the root of a run whose move children are
     /// reported ([`Search::child_reports`]). Returns the nodes created.
     pub(super) fn hold_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) -> u64 {
-        let n = &self.nodes[id as usize];
-        if n.solved() {
+        if solved(self.nums[id as usize]) {
             return 0;
         }
+        let n = &self.nodes[id as usize];
         if n.expanded {
             let linked = |c: &Child<G>| {
                 self.table
                     .get(&c.key)
-                    .is_some_and(|cid| n.children.contains(cid))
+                    .is_some_and(|cid| n.children.contains(&cid))
             };
             if children.iter().all(linked) {
                 return 0;
@@ -804,7 +816,7 @@ impl<G: Game> Search<G> {
         if let (Some(log), Some(g), Some(v)) = (
             self.solved_log.as_mut(),
             self.states[id as usize].as_ref(),
-            value_of(&self.nodes[id as usize]),
+            value_of(self.nums[id as usize]),
         ) {
             log.push(g.key(), v);
         }
@@ -829,12 +841,12 @@ impl<G: Game> Search<G> {
             value,
         } in children
         {
-            let existing = self.table.get(&key).copied();
+            let existing = self.table.get(&key);
             let decisive = |v: Value| (v == Value::Proven) == or;
             if let Some(cid) = existing {
                 self.stats.tt_hits += 1;
                 slots.push((mv, Ok(cid)));
-                if value_of(&self.nodes[cid as usize]).is_some_and(decisive) {
+                if value_of(self.nums[cid as usize]).is_some_and(decisive) {
                     break;
                 }
                 continue;
@@ -905,7 +917,7 @@ impl<G: Game> Search<G> {
             Formula::Position(mut g) => {
                 let value = g.simplify();
                 let key = g.key();
-                if let Some(&cid) = self.table.get(&key) {
+                if let Some(cid) = self.table.get(&key) {
                     self.stats.tt_hits += 1;
                     return cid;
                 }
@@ -920,46 +932,39 @@ impl<G: Game> Search<G> {
             Formula::Any(parts) => (true, parts),
             Formula::All(parts) => (false, parts),
         };
-        let id = self.slot(Node {
-            pn: 1,
-            dn: 1,
-            or,
-            expanded: true,
-            queued: false,
-            alive: true,
-            touched: self.clock,
-            children: Vec::new(),
-            parents: Vec::new(),
-        });
+        let id = self.slot(
+            Node {
+                or,
+                expanded: true,
+                queued: false,
+                alive: true,
+                touched: self.clock,
+                children: Vec::new(),
+                parents: Vec::new(),
+            },
+            (1, 1),
+        );
         for part in parts {
             let cid = self.formula_node(part);
             if !self.nodes[id as usize].children.contains(&cid) {
                 self.link(id, cid);
             }
         }
-        let (pn, dn) = self.recompute(id);
-        let node = &mut self.nodes[id as usize];
-        (node.pn, node.dn) = (pn, dn);
+        self.nums[id as usize] = self.recompute(id);
         id
     }
 
     fn recompute(&self, id: u32) -> (Number, Number) {
         let n = &self.nodes[id as usize];
         if n.children.is_empty() {
-            if n.expanded && !n.solved() {
+            if n.expanded && !solved(self.nums[id as usize]) {
                 // An inner node with no parts: an empty OR is false, an empty AND true.
                 return if n.or { (INFINITY, 0) } else { (0, INFINITY) };
             }
-            return (n.pn, n.dn);
+            return self.nums[id as usize];
         }
         let node_type = if n.or { NodeType::Or } else { NodeType::And };
-        super::combine(
-            node_type,
-            n.children.iter().map(|&c| {
-                let c = &self.nodes[c as usize];
-                (c.pn, c.dn)
-            }),
-        )
+        super::combine(node_type, n.children.iter().map(|&c| self.nums[c as usize]))
     }
 
     /// Recomputes `leaf` and, breadth-first, every ancestor whose numbers change. A node is in
@@ -970,15 +975,13 @@ impl<G: Game> Search<G> {
         let mut first = true;
         while let Some(id) = queue.pop_front() {
             self.nodes[id as usize].queued = false;
-            let (pn, dn) = self.recompute(id);
-            let node = &mut self.nodes[id as usize];
-            if !first && (pn, dn) == (node.pn, node.dn) {
+            let numbers = self.recompute(id);
+            let old = std::mem::replace(&mut self.nums[id as usize], numbers);
+            if !first && numbers == old {
                 continue;
             }
             first = false;
-            let was_solved = node.solved();
-            (node.pn, node.dn) = (pn, dn);
-            if !was_solved && node.solved() {
+            if !solved(old) && solved(numbers) {
                 self.log_solved(id);
             }
             for i in 0..self.nodes[id as usize].parents.len() {
@@ -1009,7 +1012,7 @@ impl<G: Game> Search<G> {
                     && !self.pins.contains(&id)
                     && n.alive
                     && n.expanded
-                    && !n.solved()
+                    && !solved(self.nums[id as usize])
                     && self.states[id as usize].is_some()
             })
             .collect();
@@ -1046,7 +1049,7 @@ impl<G: Game> Search<G> {
         // 1. Solved nodes drop their children.
         for id in 0..self.nodes.len() as u32 {
             let n = &self.nodes[id as usize];
-            if n.alive && n.solved() && !n.children.is_empty() {
+            if n.alive && solved(self.nums[id as usize]) && !n.children.is_empty() {
                 self.unlink_children(id);
             }
         }
@@ -1088,7 +1091,7 @@ impl<G: Game> Search<G> {
             freed += 1;
         }
         let nodes = &self.nodes;
-        self.table.retain(|_, id| nodes[*id as usize].alive);
+        self.table.retain(|id| nodes[id as usize].alive);
         // A freed slot may hold another node later: the root's moves forget freed children.
         self.root_moves.retain(|&(_, id)| nodes[id as usize].alive);
         // The table keeps its buckets unless it is nearly empty: growing again would rehash
@@ -1208,8 +1211,8 @@ impl<G: Game> Expansion<G> {
     }
 }
 
-fn value_of(n: &Node) -> Option<Value> {
-    match (n.pn, n.dn) {
+fn value_of(numbers: (Number, Number)) -> Option<Value> {
+    match numbers {
         (0, _) => Some(Value::Proven),
         (_, 0) => Some(Value::Disproven),
         _ => None,
@@ -1220,19 +1223,19 @@ fn value_of(n: &Node) -> Option<Value> {
 impl<G: Game> Search<G> {
     /// Whether the table holds a node for `key`.
     pub(super) fn in_table(&self, key: &G::Key) -> bool {
-        self.table.contains_key(key)
+        self.table.get(key).is_some()
     }
 
     /// The (pn, dn) of every node, dead ones included.
     pub(super) fn all_numbers(&self) -> Vec<(Number, Number)> {
-        self.nodes.iter().map(|n| (n.pn, n.dn)).collect()
+        self.nums.clone()
     }
 
     /// Panics unless every expanded, unsolved live node's numbers are those of its children.
     pub(super) fn assert_numbers_consistent(&self) {
         for (id, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.alive) {
-            if n.expanded && !n.solved() && !n.children.is_empty() {
-                assert_eq!((n.pn, n.dn), self.recompute(id as u32), "node {id}");
+            if n.expanded && !solved(self.nums[id]) && !n.children.is_empty() {
+                assert_eq!(self.nums[id], self.recompute(id as u32), "node {id}");
             }
         }
     }

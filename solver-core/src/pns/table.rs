@@ -1,13 +1,14 @@
 //! The transposition table of a [`super::Search`]: from a position's key to its node.
 //!
-//! The index holds node ids only (4 bytes and a control byte a bucket); the keys sit in a
-//! vector by node id, and are read only to confirm a candidate whose hash tag matches. A table
-//! of `(key, id)` pairs would hold 64 bytes a bucket for the 48-byte keys of (4, n, 7^tr): at
-//! n = 12 its 2^20 buckets are 64 MiB, against 5 MiB for the index, and most of an
-//! expansion's children are new keys, which cost a probe of the index and no key read. The
-//! table's work is most of what a thread of a [`super::Shared`] search does under its lock
-//! (measured: 0.29 of 0.74 s at n = 12); with the index, the time under the lock at n = 12
-//! fell by about 6% (one thread, runs interleaved, 2026-11-25).
+//! The index holds a node id and 32 bits of its key's hash a bucket (8 bytes and a control
+//! byte); the keys sit in a vector by node id, read only to confirm a candidate whose hash
+//! bits match. A table of `(key, id)` pairs would hold 64 bytes a bucket for the 48-byte keys
+//! of (4, n, 7^tr): at n = 12 its 2^20 buckets are 64 MiB, against 9 MiB for the index. Most of
+//! an expansion's children are new keys, which cost a probe of the index and no key read, and
+//! the index grows without reading keys. The table's work is most of what a thread of a
+//! [`super::Shared`] search does under its lock (0.29 of 0.74 s at n = 12, one thread,
+//! measured with timers around each step); with the index that time fell by 15% to 20%
+//! (one thread, runs interleaved, 2026-11-25).
 
 use std::hash::{BuildHasher, Hash};
 
@@ -16,23 +17,24 @@ use rustc_hash::FxBuildHasher;
 
 /// Node ids by key ([`Table::get`]), for nodes whose slots hold their keys.
 pub(super) struct Table<K> {
-    index: HashTable<u32>,
+    /// Each entry: a node id and the 32 bits of its key's hash the index is placed by
+    /// ([`widen`]), so that the index grows without reading keys.
+    index: HashTable<(u32, u32)>,
     /// The key of the position node in each slot, by node id; `None` for a slot without one
     /// (an inner node of a decomposition, a freed slot).
     keys: Vec<Option<K>>,
 }
 
-fn hash<K: Hash>(key: &K) -> u64 {
-    FxBuildHasher.hash_one(key)
+/// A key's 32-bit hash.
+fn hash<K: Hash>(key: &K) -> u32 {
+    let h = FxBuildHasher.hash_one(key);
+    (h ^ h >> 32) as u32
 }
 
-/// The hash of the key in slot `id`, for the index's growth.
-fn hash_of<K: Hash>(keys: &[Option<K>], id: u32) -> u64 {
-    hash(
-        keys[id as usize]
-            .as_ref()
-            .expect("an indexed slot holds its key"),
-    )
+/// The 64-bit hash the index is given for a 32-bit one: its bits twice, so that both the
+/// index's position (low bits) and its tag (top 7 bits) come from them.
+fn widen(h: u32) -> u64 {
+    u64::from(h) << 32 | u64::from(h)
 }
 
 impl<K: Copy + Eq + Hash> Table<K> {
@@ -45,10 +47,13 @@ impl<K: Copy + Eq + Hash> Table<K> {
 
     /// The node of `key`.
     pub(super) fn get(&self, key: &K) -> Option<u32> {
+        let h = hash(key);
         let keys = &self.keys;
         self.index
-            .find(hash(key), |&id| keys[id as usize].as_ref() == Some(key))
-            .copied()
+            .find(widen(h), |&(id, hi)| {
+                hi == h && keys[id as usize].as_ref() == Some(key)
+            })
+            .map(|&(id, _)| id)
     }
 
     /// Enters the node `id` under `key`, which the table does not hold.
@@ -59,15 +64,14 @@ impl<K: Copy + Eq + Hash> Table<K> {
             self.keys.resize(slot + 1, None);
         }
         self.keys[slot] = Some(key);
-        let keys = &self.keys;
         self.index
-            .insert_unique(hash(&key), id, |&id| hash_of(keys, id));
+            .insert_unique(widen(hash(&key)), (id, hash(&key)), |&(_, h)| widen(h));
     }
 
     /// Keeps the entries of the nodes for which `keep` holds, forgetting the others' keys.
     pub(super) fn retain(&mut self, mut keep: impl FnMut(u32) -> bool) {
         let keys = &mut self.keys;
-        self.index.retain(|&mut id| {
+        self.index.retain(|&mut (id, _)| {
             let kept = keep(id);
             if !kept {
                 keys[id as usize] = None;
@@ -78,8 +82,7 @@ impl<K: Copy + Eq + Hash> Table<K> {
 
     /// Gives back the index's buckets down to what its entries need.
     pub(super) fn shrink_to_fit(&mut self) {
-        let keys = &self.keys;
-        self.index.shrink_to_fit(|&id| hash_of(keys, id));
+        self.index.shrink_to_fit(|&(_, h)| widen(h));
     }
 
     /// Reserves key slots for nodes up to `slots` in all (address space until used).
@@ -90,7 +93,7 @@ impl<K: Copy + Eq + Hash> Table<K> {
 
     /// Every entry: key and node.
     pub(super) fn iter(&self) -> impl Iterator<Item = (K, u32)> + '_ {
-        self.index.iter().map(|&id| {
+        self.index.iter().map(|&(id, _)| {
             let key = self.keys[id as usize].expect("an indexed slot holds its key");
             (key, id)
         })
@@ -104,8 +107,8 @@ impl<K: Copy + Eq + Hash> Table<K> {
         self.index.capacity()
     }
 
-    /// Bytes of one bucket of the index (an id and its control byte).
-    pub(super) const BUCKET_BYTES: usize = std::mem::size_of::<u32>() + 1;
+    /// Bytes of one bucket of the index (an id, its hash and its control byte).
+    pub(super) const BUCKET_BYTES: usize = std::mem::size_of::<(u32, u32)>() + 1;
 
     /// Bytes of one key slot (kept for every node slot).
     pub(super) const KEY_BYTES: usize = std::mem::size_of::<Option<K>>();

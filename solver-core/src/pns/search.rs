@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use super::table::Table;
+use smallvec::SmallVec;
 
 use super::{Formula, Game, INFINITY, NodeType, Number, Value};
 
@@ -114,7 +115,9 @@ struct Node {
     /// (or created): the recency [`Search::collapse`] goes by.
     touched: u32,
     children: Vec<u32>,
-    parents: Vec<u32>,
+    /// Most nodes have one parent, kept inline (a list on the heap would be an allocation for
+    /// every node created, under a [`super::Shared`] search's lock).
+    parents: SmallVec<[u32; 4]>,
 }
 
 /// Whether a node of these (pn, dn) is solved.
@@ -563,7 +566,7 @@ impl<G: Game> Search<G> {
                 alive: true,
                 touched: self.clock,
                 children: Vec::new(),
-                parents: Vec::new(),
+                parents: SmallVec::new(),
             },
             (pn, dn),
         );
@@ -940,7 +943,7 @@ impl<G: Game> Search<G> {
                 alive: true,
                 touched: self.clock,
                 children: Vec::new(),
-                parents: Vec::new(),
+                parents: SmallVec::new(),
             },
             (1, 1),
         );
@@ -1078,7 +1081,7 @@ impl<G: Game> Search<G> {
             }
             let n = &mut self.nodes[id];
             n.alive = false;
-            n.parents = Vec::new();
+            n.parents = SmallVec::new();
             let children = std::mem::take(&mut n.children);
             self.links -= 2 * children.len();
             for c in children {
@@ -1152,7 +1155,7 @@ struct Busy {
 }
 
 /// Removes one occurrence of `x` from `v` (order not kept).
-fn remove_one(v: &mut Vec<u32>, x: u32) {
+fn remove_one(v: &mut SmallVec<[u32; 4]>, x: u32) {
     if let Some(i) = v.iter().position(|&y| y == x) {
         v.swap_remove(i);
     }

@@ -121,8 +121,8 @@ pub fn combine(
         any = true;
         let (m, s) = if or { (pn, dn) } else { (dn, pn) };
         min = min.min(m);
-        // Branch-free (this loop is most of back-propagation): the sum saturates at
-        // INFINITY, which a finite total is then taken below.
+        // Branch-free (this loop is most of back-propagation): the sum saturates at INFINITY
+        // here; after the loop a finite total is capped at INFINITY - 1.
         sum = sum.saturating_add(s);
         infinite |= s == INFINITY;
     }

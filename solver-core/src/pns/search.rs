@@ -384,14 +384,15 @@ impl<G: Game> Search<G> {
     }
 
     /// The bytes the table adds if it grows before the next check of [`Limits::max_bytes`]
-    /// (a growth doubles its buckets, holding the old ones too while it moves the entries), so
-    /// that the cap is enforced before, not after, the jump; 0 when it has room.
+    /// (a growth allocates twice its index's buckets, holding the old ones too while it moves
+    /// the entries), so that the cap is enforced before, not after, the jump; 0 when it has
+    /// room.
     fn table_growth(&self) -> usize {
         // Insertions until the next check, at most: a few dozen children per expansion, by
         // each of a few threads (see [`super::Shared`]).
         let soon = (CHECK_EVERY as usize * 256).min(self.table.capacity() / 4);
         if self.table.len() + soon >= self.table.capacity() {
-            self.table.capacity() * Table::<G::Key>::BUCKET_BYTES
+            2 * self.table.index_bytes()
         } else {
             0
         }
@@ -519,12 +520,13 @@ impl<G: Game> Search<G> {
         self.table.len()
     }
 
-    /// Approximate heap bytes held by the DAG and the table: node slots, positions, child and
-    /// parent links, the table's buckets and the record of solved positions. Computed from
-    /// counts, without a scan; slots freed by [`Search::collect_garbage`] are not counted (they
-    /// are reused before the vectors grow), nor is the allocator's share (the link lists'
-    /// spare capacity and headers): a process's peak RSS is about 1.2 times this figure (the
-    /// engine's bench, n = 12 to 14, README).
+    /// Approximate heap bytes held by the DAG and the table: node slots with their numbers,
+    /// positions and key slots, 4 bytes a link (each end, also where up to four parents sit
+    /// inline in the node: a small over-count), the table's index and the record of solved
+    /// positions. Computed from counts, without a scan; slots freed by
+    /// [`Search::collect_garbage`] are not counted (they are reused before the vectors grow),
+    /// nor is the allocator's share (the child lists' spare capacity and headers): a process's
+    /// peak RSS is 1.1 to 1.4 times this figure (the engine's bench, n = 12 and 13, README).
     pub fn approx_bytes(&self) -> usize {
         let live = self.nodes.len() - self.free.len();
         live * (std::mem::size_of::<Node>()
@@ -532,7 +534,7 @@ impl<G: Game> Search<G> {
             + std::mem::size_of::<Option<G>>()
             + Table::<G::Key>::KEY_BYTES)
             + self.links * std::mem::size_of::<u32>()
-            + self.table.capacity() * Table::<G::Key>::BUCKET_BYTES
+            + self.table.index_bytes()
             + self.solved_log.as_ref().map_or(0, |log| {
                 log.entries.capacity() * std::mem::size_of::<(G::Key, Value)>()
             })

@@ -122,7 +122,8 @@ impl std::str::FromStr for Technique {
 }
 
 /// What a search of this game shares: the hypergraph and the techniques switched on. A copy
-/// is two words: the hypergraph is the one of its width for the whole process ([`paper`]).
+/// is two words: the hypergraph is the paper's of its width, built once per process and
+/// shared by every `Rules` of that width.
 #[derive(Clone, Copy)]
 pub struct Rules {
     hg: &'static Hypergraph,

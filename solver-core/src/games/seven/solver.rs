@@ -712,8 +712,9 @@ impl Game for SevenGame {
             return vec![(1, 1); children.len()];
         }
         let features: Vec<Features> = children.iter().map(|c| c.features()).collect();
-        let relative = self.pos.to_move() == Side::Breaker;
-        let phi_parent = self.phi();
+        // The parent's potential, for the relative dn: only at an AND node (Breaker to move),
+        // and computed only there (under a shared search's lock).
+        let relative = (self.pos.to_move() == Side::Breaker).then(|| self.phi());
         let phi_min = features
             .iter()
             .filter(|f| !f.and)
@@ -722,10 +723,9 @@ impl Game for SevenGame {
         features
             .iter()
             .map(|f| {
-                let exponent = if relative && !f.and {
-                    phi_parent - phi_min + f.phi
-                } else {
-                    f.phi
+                let exponent = match relative {
+                    Some(phi_parent) if !f.and => phi_parent - phi_min + f.phi,
+                    _ => f.phi,
                 };
                 (f.pn(), scaled_power(exponent))
             })

@@ -263,13 +263,11 @@ pub fn run_job(
 ) -> Result<JobReport, String> {
     let start = std::time::Instant::now();
     let position = unpack(&job.position, "position").map_err(|e| e.to_string())?;
-    let mut disabled = job
+    let disabled = job
         .disabled_techniques
         .iter()
         .map(|t| t.parse::<Technique>().map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
-    disabled.sort();
-    disabled.dedup();
     let rules = Rules::new(position.cols(), &disabled);
     let root = SevenGame::new(position, rules)?;
     let mut report = JobReport {

@@ -370,11 +370,7 @@ impl<G: Game> Search<G> {
     /// the new allocation at once: at n = 14 that lifted the process's peak by 4 GB). The
     /// reserved memory is only address space until the slots are used.
     fn reserve_slots(&mut self, cap: usize) {
-        let slots = cap
-            / (std::mem::size_of::<Node>()
-                + std::mem::size_of::<(Number, Number)>()
-                + std::mem::size_of::<Option<G>>()
-                + Table::<G::Key>::KEY_BYTES);
+        let slots = cap / Self::SLOT_BYTES;
         if self.nodes.capacity() < slots {
             self.nodes.reserve_exact(slots - self.nodes.len());
             self.nums.reserve_exact(slots - self.nums.len());
@@ -520,6 +516,12 @@ impl<G: Game> Search<G> {
         self.table.len()
     }
 
+    /// Bytes of one node slot: the node, its numbers, its position and its key's slot.
+    const SLOT_BYTES: usize = std::mem::size_of::<Node>()
+        + std::mem::size_of::<(Number, Number)>()
+        + std::mem::size_of::<Option<G>>()
+        + Table::<G::Key>::KEY_BYTES;
+
     /// Approximate heap bytes held by the DAG and the table: node slots with their numbers,
     /// positions and key slots, 4 bytes a link (each end, also where up to four parents sit
     /// inline in the node: a small over-count), the table's index and the record of solved
@@ -529,10 +531,7 @@ impl<G: Game> Search<G> {
     /// peak RSS is 1.1 to 1.4 times this figure (the engine's bench, n = 12 and 13, README).
     pub fn approx_bytes(&self) -> usize {
         let live = self.nodes.len() - self.free.len();
-        live * (std::mem::size_of::<Node>()
-            + std::mem::size_of::<(Number, Number)>()
-            + std::mem::size_of::<Option<G>>()
-            + Table::<G::Key>::KEY_BYTES)
+        live * Self::SLOT_BYTES
             + self.links * std::mem::size_of::<u32>()
             + self.table.index_bytes()
             + self.solved_log.as_ref().map_or(0, |log| {

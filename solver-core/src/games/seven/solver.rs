@@ -1046,16 +1046,9 @@ pub fn solve(
     all_moves: bool,
 ) -> SolveReport {
     use crate::pns::{Outcome, Search};
-    let rules = Rules::new(pos.cols(), disabled);
-    let game = SevenGame {
-        pos,
-        hg: rules.hg,
-        enabled: rules.enabled,
-        hold_turn: true,
-        prepared_phi: 0,
-        prepared_moves: UNPREPARED,
-    };
-    let mut search = Search::new(game);
+    let game = SevenGame::new(pos, Rules::new(pos.cols(), disabled))
+        .expect("the rules are built for the position's width");
+    let mut search = Search::new(game.clone());
     let outcome = search.run(limits);
     let mut stats = search.stats();
     let mover_wins = match pos.to_move() {
@@ -1073,14 +1066,7 @@ pub fn solve(
     drop(search);
     if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
         winning_moves.clear();
-        let child = |cell: Cell| SevenGame {
-            pos: pos.play(cell).expect("cells_of(empty) are empty"),
-            hg: rules.hg,
-            enabled: rules.enabled,
-            hold_turn: false,
-            prepared_phi: 0,
-            prepared_moves: UNPREPARED,
-        };
+        let child = |cell: Cell| game.derived(pos.play(cell).expect("cells_of(empty) are empty"));
         // The moves the reductions decide need no search (a search of such a child ends as
         // soon as it simplifies its root): a root decided by the reductions names its winning
         // moves this way. The others are searched, in cell order.

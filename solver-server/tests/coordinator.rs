@@ -113,6 +113,18 @@ async fn report(
     w.report(r).await.expect("report").into_inner().applied
 }
 
+/// The job ids a heartbeat of `worker` for `job` is told to stop.
+async fn cancelled(w: &mut WorkClient<Channel>, worker: &str, job: &v1::Job) -> Vec<String> {
+    w.heartbeat(v1::HeartbeatRequest {
+        worker: worker.into(),
+        job_ids: vec![job.job_id.clone()],
+    })
+    .await
+    .expect("heartbeat")
+    .into_inner()
+    .cancelled_job_ids
+}
+
 async fn lease_one(w: &mut WorkClient<Channel>, worker: &str) -> v1::Job {
     let mut jobs = lease(w, worker, 1).await;
     assert_eq!(jobs.len(), 1, "a job is available");
@@ -243,15 +255,10 @@ async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
     );
     assert_ne!(again.job_id, lost.job_id);
     // The vanished worker's heartbeat now says stop; its late report is stale.
-    let hb = w
-        .heartbeat(v1::HeartbeatRequest {
-            worker: "vanished".into(),
-            job_ids: vec![lost.job_id.clone()],
-        })
-        .await
-        .expect("heartbeat")
-        .into_inner();
-    assert_eq!(hb.cancelled_job_ids, vec![lost.job_id.clone()]);
+    assert_eq!(
+        cancelled(&mut w, "vanished", &lost).await,
+        vec![lost.job_id.clone()]
+    );
     let ctx = JobContext::new(64);
     assert!(
         !report(&mut w, "vanished", &lost, &ctx).await,
@@ -354,15 +361,10 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let p = get(&mut s, &id).await.progress.expect("progress");
     assert_eq!(p.jobs_done, 2);
     assert_eq!(p.worker_nodes, nodes + r.nodes);
-    let beat = w
-        .heartbeat(v1::HeartbeatRequest {
-            worker: "b".into(),
-            job_ids: vec![again.job_id.clone()],
-        })
-        .await
-        .expect("heartbeat")
-        .into_inner();
-    assert_eq!(beat.cancelled_job_ids, std::slice::from_ref(&again.job_id));
+    assert_eq!(
+        cancelled(&mut w, "b", &again).await,
+        std::slice::from_ref(&again.job_id)
+    );
 
     // A job id never handed out is unknown (ids start at 1).
     for unknown in ["999999999", "0"] {
@@ -387,15 +389,10 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
         .expect("cancel")
         .into_inner();
     assert_eq!(p.status, v1::ProblemStatus::Cancelled as i32);
-    let hb = w
-        .heartbeat(v1::HeartbeatRequest {
-            worker: "b".into(),
-            job_ids: vec![again.job_id.clone()],
-        })
-        .await
-        .expect("heartbeat")
-        .into_inner();
-    assert_eq!(hb.cancelled_job_ids, vec![again.job_id]);
+    assert_eq!(
+        cancelled(&mut w, "b", &again).await,
+        vec![again.job_id.clone()]
+    );
     let err = s
         .get_result(v1::GetProblemRequest { problem_id: id })
         .await

@@ -100,11 +100,17 @@ fn job(id: &str) -> v1::Job {
     }
 }
 
-/// Runs a two-slot worker against `script` until its first report, then stops it gracefully
-/// (with `abort_too`, at once a second time: the second signal).
-async fn run_until_a_report(
+/// Whether the worker has sent a report.
+fn reported(script: &Scripted) -> bool {
+    lock(&script.events).iter().any(|e| e.starts_with("report"))
+}
+
+/// Runs a two-slot worker against `script` until `done` holds (30 s at most), then stops it
+/// gracefully (with `abort_too`, at once a second time: the second signal).
+async fn run_until(
     script: &Arc<Scripted>,
     abort_too: bool,
+    done: impl Fn(&Scripted) -> bool,
 ) -> Arc<solver_worker::Summary> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
@@ -127,9 +133,7 @@ async fn run_until_a_report(
         abort.clone(),
     ));
     let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    while !lock(&script.events).iter().any(|e| e.starts_with("report"))
-        && tokio::time::Instant::now() < deadline
-    {
+    while !done(script) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     graceful.cancel();
@@ -150,7 +154,7 @@ async fn run_until_a_report(
 async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
     let script = Arc::new(Scripted::default());
     *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
-    let summary = run_until_a_report(&script, false).await;
+    let summary = run_until(&script, false, reported).await;
     assert_eq!(
         *lock(&script.events),
         ["abandon 2 3", "report 1 with a verdict"],
@@ -172,7 +176,12 @@ async fn a_failed_lease_is_retried_with_its_request_id() {
     let script = Arc::new(Scripted::default());
     *lock(&script.failing_leases) = 2;
     *lock(&script.jobs) = vec![job("1")];
-    run_until_a_report(&script, false).await;
+    // The request after the answer comes at the free slot's next turn, which may be after
+    // the job's report: wait for both.
+    run_until(&script, false, |s| {
+        reported(s) && lock(&s.lease_ids).len() >= 4
+    })
+    .await;
     let ids = lock(&script.lease_ids).clone();
     assert!(
         ids.len() >= 4,
@@ -194,7 +203,7 @@ async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_ba
         .failing_reports
         .store(true, std::sync::atomic::Ordering::Relaxed);
     *lock(&script.jobs) = vec![job("1")];
-    let summary = run_until_a_report(&script, true).await;
+    let summary = run_until(&script, true, reported).await;
     assert_eq!(
         *lock(&script.events),
         [

@@ -242,10 +242,16 @@ async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
     let (mut s, mut w) = clients(&server).await;
     let id = submit(&mut s, empty_spec(7, true, 300)).await;
     let lost = lease_one(&mut w, "vanished").await;
-    // Nobody heartbeats the lease: it expires and another worker gets the leaf.
-    tokio::time::sleep(Duration::from_millis(700)).await;
-    let p = get(&mut s, &id).await;
-    let progress = p.progress.expect("progress");
+    // Nobody heartbeats the lease: it expires (after 300 ms and the next sweep) and another
+    // worker gets the leaf.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let progress = loop {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let progress = get(&mut s, &id).await.progress.expect("progress");
+        if progress.jobs_expired > 0 || std::time::Instant::now() > deadline {
+            break progress;
+        }
+    };
     assert_eq!(progress.jobs_expired, 1);
     assert_eq!(progress.jobs_in_flight, 0);
     let again = lease_one(&mut w, "w2").await;

@@ -257,7 +257,8 @@ async fn workers_reconnect_to_a_restarted_server() {
     };
     let (mut server, addr) = start();
     let mut s = client(addr).await;
-    let id = submit(&mut s, 10, 2_000).await;
+    // n = 11, as in the killed-worker test: two workers can solve n = 10 between two polls.
+    let id = submit(&mut s, 11, 2_000).await;
     let _workers = [worker(addr, "a"), worker(addr, "b")];
     wait_jobs(&mut s, &id, 3).await;
     server.signal("KILL");

@@ -712,9 +712,10 @@ impl Game for SevenGame {
             return vec![(1, 1); children.len()];
         }
         let features: Vec<Features> = children.iter().map(|c| c.features()).collect();
-        // The parent's potential, for the relative dn: only at an AND node (Breaker to move),
-        // and computed only there (under a shared search's lock).
-        let relative = (self.pos.to_move() == Side::Breaker).then(|| self.phi());
+        // The parent's potential, for the relative dn: only at an AND node (Breaker to move).
+        // A leaf's position was prepared when it was made (outside a shared search's lock),
+        // so this reads what `prepare` measured instead of counting the lines again.
+        let relative = (self.pos.to_move() == Side::Breaker).then(|| self.features().phi);
         let phi_min = features
             .iter()
             .filter(|f| !f.and)
@@ -940,10 +941,6 @@ fn scaled_power(exponent: f64) -> Number {
 }
 
 impl SevenGame {
-    fn phi(&self) -> f64 {
-        self.pos.potential(self.hg).phi().to_f64()
-    }
-
     fn features(&self) -> Features {
         let (phi_num, moves) = if self.prepared_moves == UNPREPARED {
             self.measure()

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use super::table::Table;
+use super::table::{Hint, Table};
 use smallvec::SmallVec;
 
 use super::{Formula, Game, INFINITY, NodeType, Number, Value};
@@ -755,6 +755,18 @@ impl<G: Game> Search<G> {
         t
     }
 
+    /// Makes `hint` show the table's index as it is now ([`Hint`]).
+    pub(super) fn refresh_hint(&self, hint: &mut Hint) {
+        if !self.table.is_current(hint) {
+            *hint = self.table.hint();
+        }
+    }
+
+    /// A [`Hint`] of the table's index as it is now.
+    pub(super) fn hint(&self) -> Hint {
+        self.table.hint()
+    }
+
     /// Whether a thread of a [`super::Shared`] search is expanding the leaf `id`.
     fn is_busy(&self, id: u32) -> bool {
         self.busy.iter().any(|b| b.id == id)
@@ -835,6 +847,7 @@ impl<G: Game> Search<G> {
         // collapsed, or held by its moves since) took the formula's connective instead.
         let or = g.node_type() == NodeType::Or;
         self.nodes[id as usize].or = or;
+        self.table.touch(children.iter().map(|c| &c.key));
         // Each child: an existing node, or an index into `fresh`.
         let mut slots: Vec<(G::Move, Result<u32, usize>)> = Vec::new();
         let mut fresh: Vec<(G::Key, G)> = Vec::new();
@@ -1182,6 +1195,15 @@ pub(super) enum Expansion<G: Game> {
 }
 
 impl<G: Game> Expansion<G> {
+    /// The keys of the children it holds by their moves.
+    pub(super) fn keys(&self) -> impl Iterator<Item = &G::Key> {
+        let children = match self {
+            Expansion::Moves(children) => &children[..],
+            Expansion::Parts(_) => &[],
+        };
+        children.iter().map(|c| &c.key)
+    }
+
     /// The expansion of `g`; with `prepare`, every undecided child is also
     /// [prepared](Game::prepare) for its estimate.
     pub(super) fn of(g: &G, prepare: bool) -> Self {

@@ -100,6 +100,7 @@ impl<G: Game> Shared<G> {
         s.set_root(root);
         let root = s.root_id();
         s.pins.push(root);
+        let mut hint = s.hint();
         // A run that stops at once (cancelled, or out of budget) creates nothing.
         if let Some(moves) = moves
             && !s.stops(root, limits, nodes.load(Ordering::Relaxed))
@@ -121,8 +122,12 @@ impl<G: Game> Shared<G> {
             let others = s.pins.len() > 1;
             s.take(leaf, others);
             let g = s.position(leaf);
+            s.refresh_hint(&mut hint);
             drop(s);
             let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
+            if let Ok(e) = &expansion {
+                hint.touch(e.keys());
+            }
             s = self.lock_raw()?;
             s.free(leaf);
             let expansion = match expansion {

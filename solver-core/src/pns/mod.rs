@@ -112,27 +112,40 @@ pub fn combine(
     node_type: NodeType,
     children: impl IntoIterator<Item = (Number, Number)>,
 ) -> (Number, Number) {
+    combine_with_second(node_type, children).0
+}
+
+/// [`combine`], and the second least of the children's numbers that the node takes the least
+/// of (pn at an OR node, dn at an AND node), counting equal numbers apart: [`INFINITY`] with
+/// fewer than two children.
+pub(crate) fn combine_with_second(
+    node_type: NodeType,
+    children: impl IntoIterator<Item = (Number, Number)>,
+) -> ((Number, Number), Number) {
     let or = node_type == NodeType::Or;
     let mut min = INFINITY;
+    let mut second = INFINITY;
     let mut sum: Number = 0;
     let mut infinite = false;
     let mut any = false;
     for (pn, dn) in children {
         any = true;
         let (m, s) = if or { (pn, dn) } else { (dn, pn) };
+        second = second.min(min.max(m));
         min = min.min(m);
-        // Branch-free (this loop is most of back-propagation): the sum saturates at INFINITY
-        // here; after the loop a finite total is capped at INFINITY - 1.
+        // Branch-free (this loop is most of a full recomputation): the sum saturates at
+        // INFINITY here; after the loop a finite total is capped at INFINITY - 1.
         sum = sum.saturating_add(s);
         infinite |= s == INFINITY;
     }
     if !any {
-        return if or { (INFINITY, 0) } else { (0, INFINITY) };
+        let numbers = if or { (INFINITY, 0) } else { (0, INFINITY) };
+        return (numbers, INFINITY);
     }
     let sum = if infinite {
         INFINITY
     } else {
         sum.min(INFINITY - 1)
     };
-    if or { (min, sum) } else { (sum, min) }
+    (if or { (min, sum) } else { (sum, min) }, second)
 }

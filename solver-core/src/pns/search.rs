@@ -107,17 +107,90 @@ struct Node {
     /// OR combination (pn = min, dn = sum); else AND.
     or: bool,
     expanded: bool,
-    /// In the propagation queue now.
-    queued: bool,
     /// The slot holds a node (false after the garbage collector freed it).
     alive: bool,
-    /// The iteration of [`Search::run`] in which the node was last on the most-proving path
-    /// (or created): the recency [`Search::collapse`] goes by.
+    /// The selection in which the node was last on the most-proving path (or created), to
+    /// within [`STAMP_GRAIN`] selections: the recency [`Search::collapse`] goes by.
     touched: u32,
     children: Vec<u32>,
+    /// The second least of the children's numbers that the node takes the least of (pn at an
+    /// OR node, dn at an AND node), counting equal numbers apart: [`INFINITY`] with fewer than
+    /// two children. With it back-propagation updates most nodes from the one child that
+    /// changed instead of reading every child ([`Search::update`]).
+    second: Number,
+    /// The position in `children` of the best child most-proving selection found last time
+    /// ([`Search::best_child`]; `u8::MAX` past 254), tried first next time.
+    best: u8,
     /// Most nodes have one parent, kept inline (a list on the heap would be an allocation for
     /// every node created, under a [`super::Shared`] search's lock).
     parents: SmallVec<[u32; 4]>,
+}
+
+/// A node in the propagation queue ([`Search::propagate`]), with the change of the one child
+/// that put it there, (numbers before, numbers after), or `None` where it reads all its
+/// children.
+struct Pending {
+    id: u32,
+    change: Option<((Number, Number), (Number, Number))>,
+}
+
+/// Writes `value` where it differs: a node's cache line that is only read stays in the caches of
+/// the other threads of a [`super::Shared`] search.
+fn set_if_changed<T: PartialEq>(place: &mut T, value: T) {
+    if *place != value {
+        *place = value;
+    }
+}
+
+/// The numbers of an expanded node (OR with `or`) and the second least of its children's
+/// numbers it takes the least of ([`Node::second`]) after one child's went from `old` to `new`,
+/// the other children's unchanged, from what they were before alone; `None` where that does
+/// not tell: a least or second least number that grows past the second least (the third least
+/// is not kept), or a sum capped below [`INFINITY`] or infinite before (see
+/// [`super::combine`]). Back-propagation takes most nodes on its way this way, where the
+/// node's children ([`super::combine_with_second`]) would cost a read of each.
+fn updated(
+    or: bool,
+    (numbers, second): ((Number, Number), Number),
+    old: (Number, Number),
+    new: (Number, Number),
+) -> Option<((Number, Number), Number)> {
+    // The number the node takes the least of, and the one it sums.
+    let split = |(pn, dn): (Number, Number)| if or { (pn, dn) } else { (dn, pn) };
+    let ((m_old, s_old), (m_new, s_new)) = (split(old), split(new));
+    let (min, sum) = split(numbers);
+    if sum >= INFINITY - 1 {
+        return None;
+    }
+    // Below INFINITY - 1 the node's sum is the exact total, which includes `s_old`.
+    let sum = if s_new == INFINITY {
+        INFINITY
+    } else {
+        (sum - s_old).saturating_add(s_new).min(INFINITY - 1)
+    };
+    // The least two of the children's numbers, counting equal ones apart: the least, and
+    // every other child's at least `second`.
+    let (min, second) = if m_old > second {
+        // Neither of the least two.
+        if m_new < min {
+            (m_new, min)
+        } else {
+            (min, second.min(m_new))
+        }
+    } else if m_old == min {
+        // The least (or one of the equal least): down, or up to the second least at most.
+        if m_new > second {
+            return None;
+        }
+        (m_new, second)
+    } else {
+        // The second least, above the least: down.
+        if m_new > m_old {
+            return None;
+        }
+        (min.min(m_new), min.max(m_new))
+    };
+    Some((if or { (min, sum) } else { (sum, min) }, second))
 }
 
 /// Whether a node of these (pn, dn) is solved.
@@ -140,7 +213,7 @@ pub struct Search<G: Game> {
     root_moves: Vec<(G::Move, u32)>,
     stats: Stats,
     /// The propagation queue, kept to reuse its allocation.
-    queue: std::collections::VecDeque<u32>,
+    queue: std::collections::VecDeque<Pending>,
     /// Values known from outside this search (a worker's table of solved positions), asked for
     /// every new node that simplification does not decide.
     known: Option<Known<G::Key>>,
@@ -198,6 +271,13 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 ///   - n = 11 (122,428) and n = 10 (12,107), twelve runs each: the same means within 4%
 ///     (107 k against 105 k; 11.4 k against 10.9 k).
 pub(super) const VIRTUAL_FACTOR: Number = 4;
+
+/// The grain of the recency stamps ([`Search::collapse`]): a node on the most-proving path gets
+/// the clock as its stamp only when its stamp is this many selections old, so that the nodes
+/// near the root, on the path at every selection, are written once per this many selections,
+/// not at each (each write takes the node's cache line from the other threads of a
+/// [`super::Shared`] search, which read it).
+const STAMP_GRAIN: u32 = 64;
 
 /// How often (in expansions) the deadline and memory cap are checked.
 pub(super) const CHECK_EVERY: u64 = 256;
@@ -291,9 +371,10 @@ impl<G: Game> Search<G> {
             let leaf = self.most_proving(self.root, None);
             // 2. Expand it.
             let g = self.position(leaf);
+            let seen = self.nums[leaf as usize];
             self.apply(leaf, &g, Expansion::of(&g, false));
             // 3. Back up the new values to every ancestor whose numbers change.
-            self.propagate(leaf);
+            self.propagate_from(leaf, Some(seen));
         }
         self.sample_bytes();
         self.stats.elapsed += start.elapsed();
@@ -563,7 +644,8 @@ impl<G: Game> Search<G> {
             Node {
                 or,
                 expanded: false,
-                queued: false,
+                second: INFINITY,
+                best: 0,
                 alive: true,
                 touched: self.clock,
                 children: Vec::new(),
@@ -612,7 +694,10 @@ impl<G: Game> Search<G> {
         self.clock += 1;
         let mut id = root;
         loop {
-            self.nodes[id as usize].touched = self.clock;
+            let n = &mut self.nodes[id as usize];
+            if self.clock - n.touched >= STAMP_GRAIN {
+                n.touched = self.clock;
+            }
             if let Some(p) = path.as_deref_mut() {
                 p.push(id);
             }
@@ -635,12 +720,29 @@ impl<G: Game> Search<G> {
     }
 
     /// The child of the expanded, unsolved node `id` that most-proving selection takes.
-    fn best_child(&self, id: u32) -> u32 {
+    fn best_child(&mut self, id: u32) -> u32 {
         let n = &self.nodes[id as usize];
-        *n.children
+        // Where one child alone has the least number (below the second least), it is the
+        // best; the one found last time is looked at first.
+        let (pn, dn) = self.nums[id as usize];
+        let least = if n.or { pn } else { dn };
+        if n.second > least
+            && let Some(&c) = n.children.get(usize::from(n.best))
+            && self.pick(n, c).0 == least
+        {
+            return c;
+        }
+        let (i, &c) = n
+            .children
             .iter()
-            .min_by_key(|&&c| self.pick(n, c))
-            .expect("an expanded unsolved node has children")
+            .enumerate()
+            .min_by_key(|&(_, &c)| self.pick(n, c))
+            .expect("an expanded unsolved node has children");
+        set_if_changed(
+            &mut self.nodes[id as usize].best,
+            u8::try_from(i).unwrap_or(u8::MAX),
+        );
+        c
     }
 
     /// The order of most-proving selection among the children of `n`.
@@ -715,16 +817,19 @@ impl<G: Game> Search<G> {
         });
         if show {
             self.nums[id as usize] = virtual_numbers(own);
-            self.propagate(id);
+            self.propagate_from(id, Some(own));
         }
     }
 
-    /// Marks the taken leaf `id` free again, with its own numbers back. Call
-    /// [`Search::propagate`] on it next (after [`Search::apply`]).
-    pub(super) fn free(&mut self, id: u32) {
+    /// Marks the taken leaf `id` free again, with its own numbers back, and returns the
+    /// numbers its parents saw (the virtual ones, if it showed them). Call
+    /// [`Search::propagate_from`] on it with those next (after [`Search::apply`]).
+    pub(super) fn free(&mut self, id: u32) -> (Number, Number) {
+        let shown = self.nums[id as usize];
         if let Some(i) = self.busy.iter().position(|b| b.id == id) {
             self.nums[id as usize] = self.busy.swap_remove(i).own;
         }
+        shown
     }
 
     /// Gives the leaves being expanded their own numbers back (`on` false), or their
@@ -738,8 +843,11 @@ impl<G: Game> Search<G> {
             if !shown || self.nodes[id as usize].expanded || solved(self.nums[id as usize]) {
                 continue;
             }
-            self.nums[id as usize] = if on { virtual_numbers(own) } else { own };
-            self.propagate(id);
+            let shown = std::mem::replace(
+                &mut self.nums[id as usize],
+                if on { virtual_numbers(own) } else { own },
+            );
+            self.propagate_from(id, Some(shown));
         }
     }
 
@@ -953,7 +1061,8 @@ impl<G: Game> Search<G> {
             Node {
                 or,
                 expanded: true,
-                queued: false,
+                second: INFINITY,
+                best: 0,
                 alive: true,
                 touched: self.clock,
                 children: Vec::new(),
@@ -967,46 +1076,102 @@ impl<G: Game> Search<G> {
                 self.link(id, cid);
             }
         }
-        self.nums[id as usize] = self.recompute(id);
+        self.nums[id as usize] = self.refresh(id);
         id
     }
 
-    fn recompute(&self, id: u32) -> (Number, Number) {
+    /// The numbers of node `id` from its children's (its own at a leaf), and the second least
+    /// of the children's numbers it takes the least of ([`Node::second`]).
+    fn recompute(&self, id: u32) -> ((Number, Number), Number) {
         let n = &self.nodes[id as usize];
         if n.children.is_empty() {
             if n.expanded && !solved(self.nums[id as usize]) {
                 // An inner node with no parts: an empty OR is false, an empty AND true.
-                return if n.or { (INFINITY, 0) } else { (0, INFINITY) };
+                let numbers = if n.or { (INFINITY, 0) } else { (0, INFINITY) };
+                return (numbers, INFINITY);
             }
-            return self.nums[id as usize];
+            return (self.nums[id as usize], INFINITY);
         }
         let node_type = if n.or { NodeType::Or } else { NodeType::And };
-        super::combine(node_type, n.children.iter().map(|&c| self.nums[c as usize]))
+        super::combine_with_second(node_type, n.children.iter().map(|&c| self.nums[c as usize]))
+    }
+
+    /// [`Search::recompute`], keeping the second least number in the node; returns the
+    /// numbers.
+    fn refresh(&mut self, id: u32) -> (Number, Number) {
+        let (numbers, second) = self.recompute(id);
+        set_if_changed(&mut self.nodes[id as usize].second, second);
+        numbers
+    }
+
+    /// The numbers of the expanded node `id` after one child's went from `old` to `new`
+    /// ([`updated`]), keeping [`Node::second`] up to date; `None` where they need a scan of the
+    /// children.
+    fn update(
+        &mut self,
+        id: u32,
+        old: (Number, Number),
+        new: (Number, Number),
+    ) -> Option<(Number, Number)> {
+        let n = &mut self.nodes[id as usize];
+        let (numbers, second) = updated(n.or, (self.nums[id as usize], n.second), old, new)?;
+        set_if_changed(&mut n.second, second);
+        Some(numbers)
     }
 
     /// Recomputes `leaf` and, breadth-first, every ancestor whose numbers change. A node is in
     /// the queue at most once at a time, so shared ancestors are not updated once per path.
+    /// An ancestor that one child's change reached is updated from that change
+    /// ([`Search::update`]) where it can be; one that several changes reached, or whose change
+    /// does not tell, reads all its children, as do the leaf's parents here (see
+    /// [`Search::propagate_from`]).
     pub(super) fn propagate(&mut self, leaf: u32) {
+        self.propagate_from(leaf, None);
+    }
+
+    /// [`Search::propagate`], told the numbers `leaf`'s parents were computed with, where they
+    /// may differ from the numbers it holds now (a leaf taken or freed by a thread of a
+    /// [`super::Shared`] search): its parents are then updated from its change too, and not at
+    /// all if it has none.
+    pub(super) fn propagate_from(&mut self, leaf: u32, seen: Option<(Number, Number)>) {
         let mut queue = std::mem::take(&mut self.queue);
-        queue.push_back(leaf);
+        queue.push_back(Pending {
+            id: leaf,
+            change: None,
+        });
         let mut first = true;
-        while let Some(id) = queue.pop_front() {
-            self.nodes[id as usize].queued = false;
-            let numbers = self.recompute(id);
+        while let Some(Pending { id, change }) = queue.pop_front() {
+            let numbers = match change.and_then(|(old, new)| self.update(id, old, new)) {
+                Some(numbers) => {
+                    debug_assert_eq!(
+                        (numbers, self.nodes[id as usize].second),
+                        self.recompute(id),
+                        "node {id}"
+                    );
+                    numbers
+                }
+                None => self.refresh(id),
+            };
             let old = std::mem::replace(&mut self.nums[id as usize], numbers);
-            if !first && numbers == old {
+            let (old, known) = match (first, seen) {
+                (true, Some(seen)) => (seen, true),
+                (first, _) => (old, !first),
+            };
+            if known && numbers == old {
                 continue;
             }
-            first = false;
+            let change = known.then_some((old, numbers));
             if !solved(old) && solved(numbers) {
                 self.log_solved(id);
             }
-            for i in 0..self.nodes[id as usize].parents.len() {
-                let p = self.nodes[id as usize].parents[i];
-                let parent = &mut self.nodes[p as usize];
-                if !parent.queued {
-                    parent.queued = true;
-                    queue.push_back(p);
+            first = false;
+            for &p in &self.nodes[id as usize].parents {
+                // The queue is short (mostly one path up): a scan finds a node in it, which
+                // a second change makes read all its children. No mark in the nodes, whose
+                // cache lines the selections of other threads read.
+                match queue.iter_mut().find(|q| q.id == p) {
+                    Some(queued) => queued.change = None,
+                    None => queue.push_back(Pending { id: p, change }),
                 }
             }
         }
@@ -1257,11 +1422,13 @@ impl<G: Game> Search<G> {
         self.nums.clone()
     }
 
-    /// Panics unless every expanded, unsolved live node's numbers are those of its children.
+    /// Panics unless every expanded, unsolved live node's numbers, and the second least number
+    /// it keeps ([`Node::second`]), are those of its children.
     pub(super) fn assert_numbers_consistent(&self) {
         for (id, n) in self.nodes.iter().enumerate().filter(|(_, n)| n.alive) {
             if n.expanded && !solved(self.nums[id]) && !n.children.is_empty() {
-                assert_eq!(self.nums[id], self.recompute(id as u32), "node {id}");
+                let kept = (self.nums[id], n.second);
+                assert_eq!(kept, self.recompute(id as u32), "node {id}");
             }
         }
     }
@@ -1337,11 +1504,47 @@ mod tests {
         }
     }
 
+    /// [`updated`] against [`super::super::combine_with_second`] on every child's change of
+    /// random nodes: small numbers (so that many are equal), the edges, and sums that overflow.
+    #[test]
+    fn an_update_from_one_child_agrees_with_the_childrens_combination() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(7);
+        let number = |rng: &mut StdRng| match rng.random_range(0..8) {
+            0 => INFINITY,
+            1 => INFINITY - 1,
+            2 => INFINITY / 2 + rng.random_range(0..4),
+            3 => rng.random(),
+            _ => rng.random_range(0..6),
+        };
+        let (mut told, mut cases) = (0, 0);
+        for _ in 0..20_000 {
+            let or = rng.random_bool(0.5);
+            let node_type = if or { NodeType::Or } else { NodeType::And };
+            let k = rng.random_range(1..6);
+            let mut children: Vec<(Number, Number)> = (0..k)
+                .map(|_| (number(&mut rng), number(&mut rng)))
+                .collect();
+            let before = super::super::combine_with_second(node_type, children.iter().copied());
+            let i = rng.random_range(0..k);
+            let old = children[i];
+            children[i] = (number(&mut rng), number(&mut rng));
+            let want = super::super::combine_with_second(node_type, children.iter().copied());
+            cases += 1;
+            if let Some(got) = updated(or, before, old, children[i]) {
+                assert_eq!(got, want, "{or} {before:?} {old:?} -> {children:?}");
+                told += 1;
+            }
+        }
+        assert!(told * 4 > cases, "the update told {told} of {cases}");
+    }
+
     #[test]
     fn a_node_stays_small() {
         // A search holds one per position, with its numbers (16 bytes), its key's slot (48
-        // for (4, n, 7^tr)) and its position (64): 8 bytes more is 4% more memory.
-        assert!(std::mem::size_of::<Node>() <= 56);
+        // for (4, n, 7^tr)) and its position (64): 8 bytes more is 4% more memory. (The last
+        // 8 were `Node::second`, which spares back-propagation reading every child.)
+        assert!(std::mem::size_of::<Node>() <= 64);
     }
 
     #[test]

@@ -129,11 +129,11 @@ impl<G: Game> Shared<G> {
                 hint.touch(e.keys());
             }
             s = self.lock_raw()?;
-            s.free(leaf);
+            let shown = s.free(leaf);
             let expansion = match expansion {
                 Ok(e) => e,
                 Err(panic) => {
-                    s.propagate(leaf);
+                    s.propagate_from(leaf, Some(shown));
                     unpin(&mut s, root);
                     drop(s);
                     resume_unwind(panic);
@@ -141,7 +141,7 @@ impl<G: Game> Shared<G> {
             };
             let before = s.stats().nodes_created;
             s.apply(leaf, &g, expansion);
-            s.propagate(leaf);
+            s.propagate_from(leaf, Some(shown));
             nodes.fetch_add(s.stats().nodes_created - before, Ordering::Relaxed);
         }
         unpin(&mut s, root);

@@ -116,7 +116,8 @@ struct Node {
     /// The second least of the children's numbers that the node takes the least of (pn at an
     /// OR node, dn at an AND node), counting equal numbers apart: [`INFINITY`] with fewer than
     /// two children. With it back-propagation updates most nodes from the one child that
-    /// changed instead of reading every child ([`Search::update`]).
+    /// changed instead of reading every child ([`Search::update`]). Stale in a node that
+    /// was collapsed or freed, which is refreshed from its children before it is read again.
     second: Number,
     /// The position in `children` of the best child most-proving selection found last time
     /// ([`Search::best_child`]; `u8::MAX` past 254), tried first next time.
@@ -671,7 +672,12 @@ impl<G: Game> Search<G> {
             self.nodes.push(node);
             self.nums.push(numbers);
             self.states.push(None);
-            u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 nodes")
+            // The table's index stores `id + 1` in 32 bits.
+            u32::try_from(self.nodes.len())
+                .ok()
+                .filter(|&len| len < u32::MAX)
+                .expect("fewer than 2^32 - 1 nodes")
+                - 1
         };
         let live = (self.nodes.len() - self.free.len()) as u64;
         self.stats.peak_nodes = self.stats.peak_nodes.max(live);
@@ -881,7 +887,9 @@ impl<G: Game> Search<G> {
     }
 
     /// Adds the children of an [`Expansion`] of the leaf `id` (position `g`) to the DAG;
-    /// does nothing if `id` was expanded or freed meanwhile. Call [`Search::propagate`] next.
+    /// does nothing if `id` was expanded or freed meanwhile. Call [`Search::propagate`] next,
+    /// or [`Search::propagate_from`] with the numbers the parents saw. A leaf without moves is
+    /// solved (and logged) here.
     pub(super) fn apply(&mut self, id: u32, g: &G, expansion: Expansion<G>) {
         let n = &self.nodes[id as usize];
         if !n.alive || n.expanded {
@@ -1152,21 +1160,24 @@ impl<G: Game> Search<G> {
                 }
                 None => self.refresh(id),
             };
-            let old = std::mem::replace(&mut self.nums[id as usize], numbers);
+            let prior = std::mem::replace(&mut self.nums[id as usize], numbers);
+            // A leaf that `apply` solved (no moves) holds its value already and was logged
+            // there; its parents still saw `seen`.
+            if !solved(prior) && solved(numbers) {
+                self.log_solved(id);
+            }
             let (old, known) = match (first, seen) {
                 (true, Some(seen)) => (seen, true),
-                (first, _) => (old, !first),
+                (first, _) => (prior, !first),
             };
             if known && numbers == old {
                 continue;
             }
             let change = known.then_some((old, numbers));
-            if !solved(old) && solved(numbers) {
-                self.log_solved(id);
-            }
             first = false;
             for &p in &self.nodes[id as usize].parents {
-                // The queue is short (mostly one path up): a scan finds a node in it, which
+                // The queue is short (mostly one path up; at n = 12 of the (4, n, 7^tr) game at
+                // most 92 entries, 2 to 4 on average): a scan finds a node in it, which
                 // a second change makes read all its children. No mark in the nodes, whose
                 // cache lines the selections of other threads read.
                 match queue.iter_mut().find(|q| q.id == p) {
@@ -1537,6 +1548,49 @@ mod tests {
             }
         }
         assert!(told * 4 > cases, "the update told {told} of {cases}");
+    }
+
+    /// Nim whose empty pile is left to the expansion: no move, so the side to move loses
+    /// (the same values as [`Nim`]'s).
+    #[derive(Clone, Debug)]
+    struct NoMoveNim(Nim);
+
+    impl Game for NoMoveNim {
+        type Key = (u32, bool);
+        type Move = u32;
+        fn node_type(&self) -> NodeType {
+            self.0.node_type()
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            None
+        }
+        fn children(&self) -> Vec<(u32, Self)> {
+            let moves = self.0.children().into_iter();
+            moves.map(|(m, g)| (m, NoMoveNim(g))).collect()
+        }
+        fn key(&self) -> (u32, bool) {
+            self.0.key()
+        }
+    }
+
+    #[test]
+    fn a_position_without_moves_is_logged_once() {
+        let mut s = Search::new(NoMoveNim(Nim {
+            n: 9,
+            or_to_move: true,
+        }));
+        s.record_solved(Some(usize::MAX));
+        assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Disproven));
+        let log = s.take_solved();
+        let mut keys: Vec<_> = log.iter().map(|&(k, _)| k).collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), log.len(), "{log:?}");
+        assert!(log.iter().any(|&(k, _)| k.0 == 0), "{log:?}");
+        for ((n, or_to_move), v) in log {
+            let or_wins = (n % 3 != 0) == or_to_move;
+            assert_eq!(v == Value::Proven, or_wins, "{n} {or_to_move}");
+        }
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl<K: Copy + Eq + Hash> Table<K> {
         }
     }
 
-    /// Empties bucket `i` and moves back the entries after it (up to the next empty bucket)
+    /// Empties bucket `hole` and moves back the entries after it (up to the next empty bucket)
     /// whose probe would otherwise pass the hole.
     fn delete(&mut self, mut hole: usize) {
         let index = &self.index;
@@ -268,8 +268,9 @@ fn touch<'a, K: Hash + 'a>(index: &[AtomicU64], keys: impl Iterator<Item = &'a K
 
 /// A table's index, shared for reading: a thread of a [`super::Shared`] search reads the
 /// buckets of the keys it is about to look up while it does not hold the lock, so that the
-/// lookups under the lock find them in its cache. An index rebuilt since is read in vain,
-/// harmlessly.
+/// lookups under the lock find them in its cache. An index rebuilt since is read in vain, and
+/// stays allocated until the thread refreshes its hint at its next turn under the lock
+/// ([`super::Search::refresh_hint`]): for that while, the old index's bytes twice.
 pub(super) struct Hint(Arc<[AtomicU64]>);
 
 impl Hint {

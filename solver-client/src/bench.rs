@@ -42,6 +42,13 @@ pub struct SevenBenchArgs {
     /// compare the wall time with the direct engine's.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Vec<u32>,
+    /// Also run each n's search as K threads of the shared search would, but in one thread and
+    /// reproducibly (a list: `--interleaved 2`; see `Search::run_interleaved`): the order in
+    /// which the K expansions under way end is drawn from exponential times, with seeds 1 to
+    /// --repeat. Each row is one draw of the order noise K threads meet, without the machine's
+    /// timing; its nodes are compared with the direct run's.
+    #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
+    pub interleaved: Vec<u32>,
     /// Run each --threads and --workers row this many times: searches with several threads
     /// depend on their timing, so one run is one draw. Each K > 1 of them also gets this many
     /// "K apart" rows first: K direct searches at once, sharing nothing (K tables in memory),
@@ -167,6 +174,27 @@ fn shared_solve(
     let secs = start.elapsed().as_secs_f64();
     let search = shared.lock()?;
     Ok((search.outcome(), search.stats().nodes_created, secs))
+}
+
+/// One search of `pos` as `threads` threads would run it, in this thread
+/// ([`Search::run_interleaved`]), the expansions' times drawn from `seed` (exponential, mean
+/// 1): the outcome, nodes created and time in seconds.
+fn interleaved_solve(
+    pos: Position,
+    disabled: &[Technique],
+    threads: u32,
+    seed: u64,
+    limits: &Limits,
+) -> anyhow::Result<(Outcome, u64, f64)> {
+    use rand::{Rng, SeedableRng, rngs::StdRng};
+    let root = SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)?;
+    let mut search = Search::new(root);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let outcome = search.run_interleaved(threads as usize, limits, || {
+        -(1.0 - rng.random::<f64>()).ln()
+    });
+    let stats = search.stats();
+    Ok((outcome, stats.nodes_created, stats.elapsed.as_secs_f64()))
 }
 
 /// `k` direct engine runs of `pos` at once, each on its own thread with its own search (the
@@ -309,6 +337,26 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 wall / secs,
             );
         }
+        for &k in &args.interleaved {
+            let mut ratios = Vec::new();
+            for seed in 1..=u64::from(args.repeat) {
+                let (d, l) = (disabled.clone(), limits.clone());
+                let (outcome, nodes, wall) =
+                    tokio::task::spawn_blocking(move || interleaved_solve(pos, &d, k, seed, &l))
+                        .await??;
+                ratios.push(nodes as f64 / r.stats.nodes_created as f64);
+                println!(
+                    "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
+                    format!("{k} interl."),
+                    verdict(outcome),
+                    nodes as f64 / wall,
+                    "-",
+                    "-",
+                    wall / secs,
+                );
+            }
+            print_interleaved(n, k, &ratios);
+        }
         for k in repeated(&args.workers) {
             let dir = tempfile::tempdir()?;
             reset_peak_rss();
@@ -352,6 +400,23 @@ struct Timed {
     k: u32,
     wall: f64,
     nodes: u64,
+}
+
+/// Prints the nodes of the interleaved runs with `k` threads of this n against the direct
+/// run's (`ratios`, in seed order), their median, and how many created 1.5 times as many or
+/// more (tail runs).
+fn print_interleaved(n: u32, k: u32, ratios: &[f64]) {
+    if ratios.is_empty() {
+        return;
+    }
+    let list: Vec<String> = ratios.iter().map(|x| format!("{x:.2}x")).collect();
+    let tails = ratios.iter().filter(|&&x| x >= 1.5).count();
+    println!(
+        "{n:>3}  {k} interleaved, nodes vs direct: {}; median {:.2}x; {tails} of {} at 1.5x or more",
+        list.join(" "),
+        median(ratios.to_vec()),
+        ratios.len()
+    );
 }
 
 /// The median of `values` (not empty).

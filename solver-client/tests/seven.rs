@@ -150,3 +150,49 @@ fn bench_with_threads_measures_two_searches_apart() {
     assert!(text.contains("  8  2 apart vs direct: "), "{text}");
     assert!(text.contains("  8  2 threads vs 1 (median "), "{text}");
 }
+
+/// The interleaved rows: one per seed, each with the direct run's verdict; the same seeds give
+/// the same nodes in a second invocation; one leaf at a time is the direct search.
+#[test]
+fn bench_interleaved_runs_are_reproducible() {
+    let args = [
+        "seven",
+        "bench",
+        "--cols",
+        "9",
+        "--interleaved",
+        "1",
+        "3",
+        "--repeat",
+        "3",
+    ];
+    let rows = |text: &str, run: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| l.split_whitespace().skip(1).take(4).collect::<Vec<_>>())
+            .filter(|w| w.len() == 4 && w[..2].join(" ") == run)
+            .map(|w| w.join(" "))
+            .collect()
+    };
+    let first = stdout(&solver(&args));
+    let second = stdout(&solver(&args));
+    let direct = rows(&first, "direct maker");
+    assert_eq!(direct.len(), 1, "{first}");
+    let direct_nodes = direct[0].split(' ').nth(2).expect("nodes");
+    let one = rows(&first, "1 interl.");
+    assert_eq!(one.len(), 3, "{first}");
+    assert!(
+        one.iter()
+            .all(|r| r == &format!("1 interl. maker {direct_nodes}"))
+    );
+    let three = rows(&first, "3 interl.");
+    assert_eq!(three.len(), 3, "{first}");
+    assert!(
+        three.iter().all(|r| r.starts_with("3 interl. maker ")),
+        "{first}"
+    );
+    assert_eq!(three, rows(&second, "3 interl."), "same seeds, same runs");
+    assert!(
+        first.contains("  9  3 interleaved, nodes vs direct: ") && first.contains(" of 3 at 1.5x"),
+        "{first}"
+    );
+}

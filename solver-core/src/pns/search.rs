@@ -382,6 +382,59 @@ impl<G: Game> Search<G> {
         self.outcome()
     }
 
+    /// Searches as `threads` threads of a [`super::Shared`] search would, but in this thread
+    /// and reproducibly: up to `threads` leaves are taken at once, each showing the others its
+    /// virtual numbers ([`VIRTUAL_FACTOR`]) and selected as a thread selects its leaf
+    /// ([`Search::select`]), and the taken leaf whose expansion ends first is expanded and
+    /// backed up next. `duration` gives the time a leaf's expansion takes (in any unit, drawn
+    /// when the leaf is taken; ties end in the order taken). So the order in which threads
+    /// finish, which moves a shared search from run to run, is an input here, without the
+    /// machine's timing: `solver seven bench --interleaved` draws it at random from a seed.
+    /// With one thread (or constant durations and `threads` = 1) this is [`Search::run`].
+    pub fn run_interleaved(
+        &mut self,
+        threads: usize,
+        limits: &Limits,
+        mut duration: impl FnMut() -> f64,
+    ) -> Outcome {
+        let start = Instant::now();
+        let root = self.root;
+        // (time the expansion ends, leaf), in the order taken.
+        let mut taken: Vec<(f64, u32)> = Vec::with_capacity(threads);
+        let mut now = 0.0;
+        while !self.stops(root, limits, self.stats.nodes_created) {
+            if self.check_due() && !self.within(limits) {
+                break;
+            }
+            while taken.len() < threads.max(1) {
+                let Some(leaf) = self.select(root) else {
+                    break;
+                };
+                self.take(leaf, threads > 1);
+                taken.push((now + duration(), leaf));
+            }
+            let Some(first) = (0..taken.len()).min_by(|&a, &b| taken[a].0.total_cmp(&taken[b].0))
+            else {
+                break;
+            };
+            let (end, leaf) = taken.remove(first);
+            now = end;
+            let g = self.position(leaf);
+            let expansion = Expansion::of(&g, false);
+            let shown = self.free(leaf);
+            self.apply(leaf, &g, expansion);
+            self.propagate_from(leaf, Some(shown));
+        }
+        // Leaves still taken get their own numbers back, unexpanded.
+        for (_, leaf) in taken {
+            let shown = self.free(leaf);
+            self.propagate_from(leaf, Some(shown));
+        }
+        self.sample_bytes();
+        self.stats.elapsed += start.elapsed();
+        self.outcome()
+    }
+
     /// True every [`CHECK_EVERY`] iterations, counted over all runs (a run shorter than that
     /// still gets its share of checks).
     pub(super) fn check_due(&mut self) -> bool {
@@ -1426,6 +1479,11 @@ impl<G: Game> Search<G> {
     /// Whether the table holds a node for `key`.
     pub(super) fn in_table(&self, key: &G::Key) -> bool {
         self.table.get(key).is_some()
+    }
+
+    /// How many leaves threads (or an interleaved run) have taken.
+    pub(super) fn taken(&self) -> usize {
+        self.busy.len()
     }
 
     /// The (pn, dn) of every node, dead ones included.

@@ -283,6 +283,50 @@ mod tests {
         }
     }
 
+    /// The interleaved search (one thread driving several taken leaves, the order they end in
+    /// drawn from a seed): one leaf at a time is the plain search; several give the minimax
+    /// value, and a run stopped by its budget gives every taken leaf its own numbers back.
+    #[test]
+    fn an_interleaved_search_agrees_with_minimax_and_with_the_plain_search() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        for seed in 0..40u64 {
+            let root = Random { id: seed, depth: 0 };
+            let want = root.solve();
+            let mut plain = Search::new(root.clone());
+            let out = plain.run(&Limits::default());
+            let mut one = Search::new(root.clone());
+            assert_eq!(one.run_interleaved(1, &Limits::default(), || 1.0), out);
+            assert_eq!(one.stats().nodes_created, plain.stats().nodes_created);
+            for threads in [2, 3, 8] {
+                let mut rng = StdRng::seed_from_u64(seed * 10 + threads as u64);
+                let mut time = || -(1.0 - rng.random::<f64>()).ln();
+                let mut s = Search::new(root.clone());
+                let out = s.run_interleaved(threads, &Limits::default(), &mut time);
+                assert_eq!(out, Outcome::Solved(want), "seed {seed}, {threads} threads");
+                assert_eq!(s.taken(), 0);
+                s.assert_consistent();
+                s.assert_numbers_consistent();
+                let mut cut = Search::new(root.clone());
+                let budget = Limits {
+                    max_nodes: Some(cut_budget(plain.stats().nodes_created)),
+                    ..Limits::default()
+                };
+                let out = cut.run_interleaved(threads, &budget, &mut time);
+                assert!(
+                    matches!(out, Outcome::Unknown { .. }),
+                    "seed {seed}: {out:?}"
+                );
+                assert_eq!(cut.taken(), 0);
+                cut.assert_numbers_consistent();
+            }
+        }
+    }
+
+    /// A node budget well short of what the search needs.
+    fn cut_budget(nodes: u64) -> u64 {
+        (nodes / 4).max(2)
+    }
+
     #[test]
     fn threads_sharing_one_dag_agree_with_minimax() {
         let mut collections = 0;

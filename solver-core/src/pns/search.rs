@@ -390,7 +390,9 @@ impl<G: Game> Search<G> {
     /// when the leaf is taken; ties end in the order taken). So the order in which threads
     /// finish, which moves a shared search from run to run, is an input here, without the
     /// machine's timing: `solver seven bench --interleaved` draws it at random from a seed.
-    /// With one thread (or constant durations and `threads` = 1) this is [`Search::run`].
+    /// With `threads` ≤ 1, whatever the durations, this is [`Search::run`], node for node.
+    /// Unlike a [`super::Shared`] run, the root is expanded as the plain search expands it (by
+    /// a decomposition where it decomposes).
     pub fn run_interleaved(
         &mut self,
         threads: usize,
@@ -415,20 +417,18 @@ impl<G: Game> Search<G> {
             }
             let Some(first) = (0..taken.len()).min_by(|&a, &b| taken[a].0.total_cmp(&taken[b].0))
             else {
+                debug_assert!(false, "an unsolved root with no leaf to select");
                 break;
             };
             let (end, leaf) = taken.remove(first);
             now = end;
             let g = self.position(leaf);
             let expansion = Expansion::of(&g, false);
-            let shown = self.free(leaf);
-            self.apply(leaf, &g, expansion);
-            self.propagate_from(leaf, Some(shown));
+            self.finish(leaf, Some((&g, expansion)));
         }
         // Leaves still taken get their own numbers back, unexpanded.
         for (_, leaf) in taken {
-            let shown = self.free(leaf);
-            self.propagate_from(leaf, Some(shown));
+            self.finish(leaf, None);
         }
         self.sample_bytes();
         self.stats.elapsed += start.elapsed();
@@ -725,12 +725,8 @@ impl<G: Game> Search<G> {
             self.nodes.push(node);
             self.nums.push(numbers);
             self.states.push(None);
-            // The table's index stores `id + 1` in 32 bits.
-            u32::try_from(self.nodes.len())
-                .ok()
-                .filter(|&len| len < u32::MAX)
-                .expect("fewer than 2^32 - 1 nodes")
-                - 1
+            // The table's index stores `id + 1` in 32 bits: ids up to 2^32 - 2.
+            u32::try_from(self.nodes.len()).expect("fewer than 2^32 nodes") - 1
         };
         let live = (self.nodes.len() - self.free.len()) as u64;
         self.stats.peak_nodes = self.stats.peak_nodes.max(live);
@@ -880,10 +876,20 @@ impl<G: Game> Search<G> {
         }
     }
 
+    /// Ends the expansion of the taken leaf `id`: frees it ([`Search::free`]), adds the
+    /// children of `expansion` (of position `g`), if any ([`Search::apply`]), and backs up its
+    /// change from the numbers its parents saw ([`Search::propagate_from`]).
+    pub(super) fn finish(&mut self, id: u32, expansion: Option<(&G, Expansion<G>)>) {
+        let shown = self.free(id);
+        if let Some((g, expansion)) = expansion {
+            self.apply(id, g, expansion);
+        }
+        self.propagate_from(id, Some(shown));
+    }
+
     /// Marks the taken leaf `id` free again, with its own numbers back, and returns the
-    /// numbers its parents saw (the virtual ones, if it showed them). Call
-    /// [`Search::propagate_from`] on it with those next (after [`Search::apply`]).
-    pub(super) fn free(&mut self, id: u32) -> (Number, Number) {
+    /// numbers its parents saw (the virtual ones, if it showed them).
+    fn free(&mut self, id: u32) -> (Number, Number) {
         let shown = self.nums[id as usize];
         if let Some(i) = self.busy.iter().position(|b| b.id == id) {
             self.nums[id as usize] = self.busy.swap_remove(i).own;

@@ -150,6 +150,12 @@ async fn direct(
     Ok((report, peak_rss()))
 }
 
+/// The game of `pos` with every technique but `disabled` on: the root of a shared or an
+/// interleaved run.
+fn root_game(pos: Position, disabled: &[Technique]) -> anyhow::Result<SevenGame> {
+    SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)
+}
+
 /// One solve of `pos` by the engine's shared search ([`Shared`]) with `threads` threads, each
 /// from the root until it is solved or a limit is reached: the outcome, nodes created and wall
 /// time in seconds.
@@ -159,7 +165,7 @@ fn shared_solve(
     threads: u32,
     limits: &Limits,
 ) -> anyhow::Result<(Outcome, u64, f64)> {
-    let root = SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)?;
+    let root = root_game(pos, disabled)?;
     let shared = Shared::new(Search::new(root.clone()));
     let nodes = AtomicU64::new(0);
     let start = Instant::now();
@@ -189,7 +195,7 @@ fn interleaved_solve(
     limits: &Limits,
 ) -> anyhow::Result<(Outcome, u64, f64)> {
     use rand::{Rng, SeedableRng, rngs::StdRng};
-    let root = SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)?;
+    let root = root_game(pos, disabled)?;
     let mut search = Search::new(root);
     let mut rng = StdRng::seed_from_u64(seed);
     let outcome = search.run_interleaved(threads as usize, limits, || {

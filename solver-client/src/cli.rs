@@ -93,6 +93,12 @@ pub fn for_each_jsonl(
     Ok(())
 }
 
+/// Runs an async call from synchronous code on a multi-thread runtime (the calls of a
+/// [`for_each_jsonl`] driver).
+pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
+    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(fut))
+}
+
 /// One readable line for a server error (`server: Code: message`); `INVALID_ARGUMENT` is the
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {

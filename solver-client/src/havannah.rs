@@ -12,7 +12,7 @@ use solver_core::games::havannah::{Board, Geometry, Kind, Layers, Player, Point,
 use solver_proto::convert::havannah::Query;
 use solver_proto::v1::{CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell};
 
-use crate::cli::{for_each_jsonl, usage};
+use crate::cli::{block_on, for_each_jsonl, usage};
 use crate::problems::Backend;
 
 /// Havannah commands.
@@ -88,13 +88,9 @@ async fn ask(
 async fn check(args: CheckArgs) -> anyhow::Result<()> {
     let mut backend = Backend::new(&args.remote).await?;
     if let Some(path) = &args.jsonl {
-        let handle = tokio::runtime::Handle::current();
-        return tokio::task::block_in_place(|| {
-            for_each_jsonl(path, |line| {
-                let req = request_from_json(line)?;
-                let answer = handle.block_on(ask(&mut backend, req))?;
-                Ok(answer_json(&answer))
-            })
+        return for_each_jsonl(path, |line| {
+            let req = request_from_json(line)?;
+            Ok(answer_json(&block_on(ask(&mut backend, req))?))
         });
     }
     let (Some(file), Some(mv), Some(player)) = (&args.board_file, &args.mv, args.player) else {

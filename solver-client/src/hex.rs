@@ -21,7 +21,7 @@ use solver_proto::v1::{
     SolveHexRequest, SolveHexResponse,
 };
 
-use crate::cli::{for_each_jsonl, usage};
+use crate::cli::{block_on, for_each_jsonl, usage};
 use crate::problems::Backend;
 
 /// The Hex commands.
@@ -124,11 +124,6 @@ async fn solve(backend: &mut Backend, req: SolveHexRequest) -> anyhow::Result<So
     backend
         .answer(req, local, async |c, req| c.solve_hex(req).await)
         .await
-}
-
-/// Runs an async call from the synchronous JSON-lines driver (multi-thread runtime).
-fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(fut))
 }
 
 /// Runs one `solver hex` command.

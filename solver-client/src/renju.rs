@@ -19,7 +19,7 @@ use solver_proto::v1::{
     RenjuForbiddenMapResponse, RenjuPoint,
 };
 
-use crate::cli::{for_each_jsonl, usage};
+use crate::cli::{block_on, for_each_jsonl, usage};
 use crate::problems::Backend;
 
 /// The renju commands.
@@ -122,11 +122,6 @@ async fn map(
     backend
         .answer(req, local, async |c, req| c.renju_forbidden_map(req).await)
         .await
-}
-
-/// Runs an async call from the synchronous JSON-lines driver (multi-thread runtime).
-fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
-    tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(fut))
 }
 
 /// Runs one `solver renju` command.

@@ -215,6 +215,9 @@ pub struct Search<G: Game> {
     stats: Stats,
     /// The propagation queue, kept to reuse its allocation.
     queue: std::collections::VecDeque<Pending>,
+    /// The last most-proving path, root first ([`Search::most_proving`]), kept to reuse its
+    /// allocation.
+    path: Vec<u32>,
     /// Values known from outside this search (a worker's table of solved positions), asked for
     /// every new node that simplification does not decide.
     known: Option<Known<G::Key>>,
@@ -315,6 +318,7 @@ impl<G: Game> Search<G> {
             root_moves: Vec::new(),
             stats: Stats::default(),
             queue: std::collections::VecDeque::new(),
+            path: Vec::new(),
             known,
             free: Vec::new(),
             links: 0,
@@ -361,25 +365,12 @@ impl<G: Game> Search<G> {
         }
     }
 
-    /// Searches until the root is solved or a limit is reached.
+    /// Searches until the root is solved or a limit is reached: the classic loop (Allis et
+    /// al., 1994) of selecting the most-proving node, expanding it and backing up the new
+    /// numbers to every ancestor whose numbers change ([`Search::run_interleaved`] with one
+    /// leaf at a time).
     pub fn run(&mut self, limits: &Limits) -> Outcome {
-        let start = Instant::now();
-        while !self.stops(self.root, limits, self.stats.nodes_created) {
-            if self.check_due() && !self.within(limits) {
-                break;
-            }
-            // 1. Select the most-proving node.
-            let leaf = self.most_proving(self.root, None);
-            // 2. Expand it.
-            let g = self.position(leaf);
-            let seen = self.nums[leaf as usize];
-            self.apply(leaf, &g, Expansion::of(&g, false));
-            // 3. Back up the new values to every ancestor whose numbers change.
-            self.propagate_from(leaf, Some(seen));
-        }
-        self.sample_bytes();
-        self.stats.elapsed += start.elapsed();
-        self.outcome()
+        self.run_interleaved(1, limits, || 0.0)
     }
 
     /// Searches as `threads` threads of a [`super::Shared`] search would, but in this thread
@@ -390,7 +381,7 @@ impl<G: Game> Search<G> {
     /// when the leaf is taken; ties end in the order taken). So the order in which threads
     /// finish, which moves a shared search from run to run, is an input here, without the
     /// machine's timing: `solver seven bench --interleaved` draws it at random from a seed.
-    /// With `threads` ≤ 1, whatever the durations, this is [`Search::run`], node for node.
+    /// With `threads` ≤ 1, whatever the durations, this is [`Search::run`].
     /// Unlike a [`super::Shared`] run, the root is expanded as the plain search expands it (by
     /// a decomposition where it decomposes).
     pub fn run_interleaved(
@@ -694,19 +685,7 @@ impl<G: Game> Search<G> {
                 numbers.1.clamp(1, INFINITY - 1),
             ),
         };
-        let id = self.slot(
-            Node {
-                or,
-                expanded: false,
-                second: INFINITY,
-                best: 0,
-                alive: true,
-                touched: self.clock,
-                children: Vec::new(),
-                parents: SmallVec::new(),
-            },
-            (pn, dn),
-        );
+        let id = self.slot(or, false, (pn, dn));
         self.states[id as usize] = value.is_none().then_some(g);
         if let (Some(log), Some(v)) = (self.solved_log.as_mut(), value) {
             log.push(key, v);
@@ -715,8 +694,20 @@ impl<G: Game> Search<G> {
         id
     }
 
-    fn slot(&mut self, node: Node, numbers: (Number, Number)) -> u32 {
+    /// A new node (`or`: its type; `expanded`: an inner node of a decomposition, expanded at
+    /// birth) with `numbers`, in a freed slot or a new one.
+    fn slot(&mut self, or: bool, expanded: bool, numbers: (Number, Number)) -> u32 {
         self.stats.nodes_created += 1;
+        let node = Node {
+            or,
+            expanded,
+            second: INFINITY,
+            best: 0,
+            alive: true,
+            touched: self.clock,
+            children: Vec::new(),
+            parents: SmallVec::new(),
+        };
         let id = if let Some(id) = self.free.pop() {
             self.nodes[id as usize] = node;
             self.nums[id as usize] = numbers;
@@ -740,22 +731,21 @@ impl<G: Game> Search<G> {
     }
 
     /// The most-proving node below `root`: at an OR node the child of least pn, at an AND
-    /// node the child of least dn, down to a leaf. Marks the path as recently used and, given
-    /// `path`, appends it there (root first, the leaf last).
-    fn most_proving(&mut self, root: u32, mut path: Option<&mut Vec<u32>>) -> u32 {
+    /// node the child of least dn, down to a leaf. Marks the path as recently used and leaves
+    /// it in `self.path` (root first, the leaf last).
+    fn most_proving(&mut self, root: u32) -> u32 {
         if self.clock == u32::MAX {
             self.halve_stamps();
         }
         self.clock += 1;
+        self.path.clear();
         let mut id = root;
         loop {
             let n = &mut self.nodes[id as usize];
             if self.clock - n.touched >= STAMP_GRAIN {
                 n.touched = self.clock;
             }
-            if let Some(p) = path.as_deref_mut() {
-                p.push(id);
-            }
+            self.path.push(id);
             if !self.nodes[id as usize].expanded {
                 return id;
             }
@@ -814,13 +804,12 @@ impl<G: Game> Search<G> {
     /// most-proving order (depth first, each node's children best first). `None` when every
     /// leaf below `root` is taken.
     pub(super) fn select(&mut self, root: u32) -> Option<u32> {
-        let mut path = Vec::new();
-        let leaf = self.most_proving(root, Some(&mut path));
+        let leaf = self.most_proving(root);
         if !self.is_busy(leaf) {
             return Some(leaf);
         }
-        for pair in path.windows(2).rev() {
-            let (parent, taken) = (pair[0], pair[1]);
+        for i in (1..self.path.len()).rev() {
+            let (parent, taken) = (self.path[i - 1], self.path[i]);
             let n = &self.nodes[parent as usize];
             let alternative = n
                 .children
@@ -1124,19 +1113,7 @@ impl<G: Game> Search<G> {
             Formula::Any(parts) => (true, parts),
             Formula::All(parts) => (false, parts),
         };
-        let id = self.slot(
-            Node {
-                or,
-                expanded: true,
-                second: INFINITY,
-                best: 0,
-                alive: true,
-                touched: self.clock,
-                children: Vec::new(),
-                parents: SmallVec::new(),
-            },
-            (1, 1),
-        );
+        let id = self.slot(or, true, (1, 1));
         for part in parts {
             let cid = self.formula_node(part);
             if !self.nodes[id as usize].children.contains(&cid) {

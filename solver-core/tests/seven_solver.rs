@@ -488,3 +488,24 @@ fn a_root_the_reductions_decide_names_its_winning_moves_without_search() {
         all.winning_moves
     );
 }
+
+#[test]
+fn all_moves_counts_every_search_and_reports_the_largest_table() {
+    // On the empty n = 8 board the main search proves one first move; --all-moves then
+    // searches each other open move on its own, in tables larger than the main one.
+    let pos = Position::empty(8.try_into().expect("a width"), Side::Maker);
+    let limits = Limits::default();
+    let main = solver_core::games::seven::solve(pos, &[], &limits, false);
+    let all = solver_core::games::seven::solve(pos, &[], &limits, true);
+    assert_eq!(all.outcome, main.outcome);
+    assert!(all.winning_moves.len() > main.winning_moves.len());
+    assert!(all.stats.nodes_created > main.stats.nodes_created);
+    assert!(
+        all.tt_entries > main.tt_entries && all.approx_bytes > main.approx_bytes,
+        "{} / {} entries, {} / {} bytes",
+        all.tt_entries,
+        main.tt_entries,
+        all.approx_bytes,
+        main.approx_bytes
+    );
+}

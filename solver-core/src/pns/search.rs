@@ -73,6 +73,22 @@ pub struct Stats {
     pub collapsed: u64,
 }
 
+impl Stats {
+    /// Adds the counters of `other`, a search run after this one (not beside it): counts and
+    /// times add up, peaks take the larger.
+    pub fn add_after(&mut self, other: &Stats) {
+        self.nodes_created += other.nodes_created;
+        self.nodes_expanded += other.nodes_expanded;
+        self.tt_hits += other.tt_hits;
+        self.elapsed += other.elapsed;
+        self.peak_nodes = self.peak_nodes.max(other.peak_nodes);
+        self.peak_bytes = self.peak_bytes.max(other.peak_bytes);
+        self.gc_runs += other.gc_runs;
+        self.nodes_freed += other.nodes_freed;
+        self.collapsed += other.collapsed;
+    }
+}
+
 /// A root move and what the search knows of the position it leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RootChild<M> {

@@ -1024,11 +1024,13 @@ pub struct SolveReport {
     /// Winning first moves of the side to move, when it wins: the ones the proof found, or with
     /// `all_moves` every one, in cell order. Empty when the side to move loses or it is unknown.
     pub winning_moves: Vec<Cell>,
-    /// Search counters, summed over every search run.
+    /// Search counters over every search run ([`crate::pns::Stats::add_after`]).
     pub stats: crate::pns::Stats,
-    /// Transposition-table entries of the main search.
+    /// Transposition-table entries at the end of the search that had most (the searches run
+    /// one after the other: the main search, then with `all_moves` one per open move).
     pub tt_entries: usize,
-    /// Approximate peak bytes of the main search's DAG and table.
+    /// Approximate peak bytes of a DAG and its table, over the searches run (the most memory
+    /// the solve held at once).
     pub approx_bytes: usize,
 }
 
@@ -1058,8 +1060,8 @@ pub fn solve(
         .filter(|c| c.value == Some(mover_wins))
         .map(|c| c.mv)
         .collect();
-    let tt_entries = search.table_len();
-    let approx_bytes = search.approx_bytes().max(stats.peak_bytes as usize);
+    let mut tt_entries = search.table_len();
+    let mut approx_bytes = search.approx_bytes().max(stats.peak_bytes as usize);
     drop(search);
     if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
         winning_moves.clear();
@@ -1082,10 +1084,9 @@ pub fn solve(
             let mut s = Search::new(child(cell));
             let won = s.run(limits) == Outcome::Solved(mover_wins);
             let st = s.stats();
-            stats.nodes_created += st.nodes_created;
-            stats.nodes_expanded += st.nodes_expanded;
-            stats.tt_hits += st.tt_hits;
-            stats.elapsed += st.elapsed;
+            stats.add_after(&st);
+            tt_entries = tt_entries.max(s.table_len());
+            approx_bytes = approx_bytes.max(s.approx_bytes().max(st.peak_bytes as usize));
             if won {
                 winning_moves.push(cell);
                 if !all_moves {

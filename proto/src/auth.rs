@@ -43,7 +43,8 @@ const PEM_CERTIFICATE: &[u8] = b"-----BEGIN CERTIFICATE-----";
 /// `http://`, no TLS.
 ///
 /// # Errors
-/// A message naming the option: a `url` that is not a URI; `https://` without `ca` (there are
+/// A message naming the option: a `url` that is not an `http://` or `https://` URL with a
+/// host; `https://` without `ca` (there are
 /// no built-in roots); `ca` with an `http://` URL (the token would travel in plain text); a
 /// `ca` file that cannot be read or holds no PEM certificate.
 pub fn endpoint(
@@ -53,6 +54,12 @@ pub fn endpoint(
 ) -> Result<tonic::transport::Endpoint, String> {
     let endpoint = tonic::transport::Endpoint::from_shared(url.to_owned())
         .map_err(|e| format!("--server {url:?}: {e}"))?;
+    let uri = endpoint.uri();
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+        return Err(format!(
+            "--server {url:?}: not a server URL; give http://HOST:PORT (or https://HOST:PORT)"
+        ));
+    }
     let https = url.starts_with("https://");
     let ca = match (https, ca) {
         (false, None) => return Ok(endpoint),

@@ -16,6 +16,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // A reader that stops early (`solver list | head`) ends this process as it ends other Unix
+    // tools, instead of a panic in `println!` on the closed pipe.
+    sigpipe::reset();
     let args = cli::Cli::parse();
     let result = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -25,7 +28,7 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            eprintln!("error: {}", solver_proto::report::error_line(&*err));
             cli::exit_code(&err)
         }
     }

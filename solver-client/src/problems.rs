@@ -198,7 +198,10 @@ pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
         }
         Manage::Watch => {
             let p = watch(&mut c, &args.id, args.json).await?;
-            print_problem(&p, args.json);
+            // As JSON lines, the final state was the last line printed.
+            if !args.json {
+                print_problem(&p, false);
+            }
         }
         Manage::Result => {
             let r = c.get_result(req).await.map_err(server_error)?.into_inner();

@@ -82,19 +82,19 @@ pub struct SolveArgs {
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Run the PNS+ engine alone in this process: no coordinator, no data directory.
-    #[arg(long, conflicts_with = "server")]
+    #[arg(long, conflicts_with_all = ["server", "workers"])]
     pub direct: bool,
     /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").
     /// Implies --direct.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["server", "workers"])]
     pub max_nodes: Option<u64>,
     /// Prove or refute every move of the side to move, not just the ones the proof needs.
     /// Implies --direct.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["server", "workers"])]
     pub all_moves: bool,
     /// Solve one position per line of this file (fields n, board, to_move, optional id) and
     /// print one JSON result per line. Implies --direct.
-    #[arg(long, conflicts_with_all = ["cols", "board"])]
+    #[arg(long, conflicts_with_all = ["cols", "board", "server", "workers"])]
     pub jsonl: Option<std::path::PathBuf>,
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
     #[arg(long)]
@@ -104,7 +104,7 @@ pub struct SolveArgs {
     /// The embedded coordinator's RocksDB data directory; a rerun on it resumes the solve.
     #[arg(long, default_value = "solver-data")]
     pub data_dir: std::path::PathBuf,
-    /// Local workers of the embedded coordinator (default: the number of cores).
+    /// Search slots of the embedded coordinator's local worker (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Option<u32>,
     /// Node budget of one worker job (0 = the coordinator's default, 1,000,000).
@@ -173,18 +173,22 @@ impl BoardArgs {
     /// The validated position.
     pub fn position(&self) -> anyhow::Result<Position> {
         let cols = cols(self.cols)?;
-        let pos = match &self.board {
-            None => Position::empty(cols, self.to_move),
-            Some(text) => Position::from_compact(text, self.to_move)
-                .map_err(|e| usage(format!("--board: {e}")))?,
+        let Some(text) = &self.board else {
+            return Ok(Position::empty(cols, self.to_move));
         };
-        if pos.cols() != cols {
+        // Each row against --cols first, so that a short first row is named as such.
+        if let Some((i, row)) = text
+            .split('/')
+            .enumerate()
+            .find(|(_, row)| row.chars().count() != cols.get() as usize)
+        {
             return Err(usage(format!(
-                "--board: rows are {} wide but --cols is {cols}",
-                pos.cols()
+                "--board: row {} has {} cells but --cols is {cols}",
+                i + 1,
+                row.chars().count()
             )));
         }
-        Ok(pos)
+        Position::from_compact(text, self.to_move).map_err(|e| usage(format!("--board: {e}")))
     }
 }
 

@@ -125,24 +125,53 @@ fn embedded_solve_of_n8_prints_the_verdict_and_json_parses() {
 
 #[test]
 fn a_bad_board_exits_2_naming_the_problem() {
-    let o = solver(&[
-        "seven",
-        "solve",
-        "--cols",
-        "8",
-        "--board",
-        "......../......../........",
-    ]);
-    assert_eq!(o.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        err.starts_with("error: --board: ") && err.lines().count() == 1,
-        "{err}"
-    );
+    // Three rows; then a short first row, named against --cols.
+    for (board, says) in [
+        (
+            "......../......../........",
+            "a board has 4 rows, this one has 3",
+        ),
+        (
+            "......./......../......../........",
+            "row 1 has 7 cells but --cols is 8",
+        ),
+    ] {
+        let o = solver(&["seven", "solve", "--cols", "8", "--board", board]);
+        assert_eq!(o.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.starts_with("error: --board: ") && err.contains(says) && err.lines().count() == 1,
+            "{err}"
+        );
+    }
     // Nothing was started: no data directory.
     let o = solver(&["status", "x", "--server", "http://127.0.0.1:1"]);
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot connect"));
+    // An address that is not a URL is the user's error, named once.
+    let o = solver(&["status", "1", "--server", "nonsense"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.starts_with("error: --server \"nonsense\": not a server URL")
+            && err.lines().count() == 1,
+        "{err}"
+    );
+    // Options of the engine alone do not go with a server (they would be ignored).
+    for extra in [["--max-nodes", "10"], ["--all-moves", "--direct"]] {
+        let mut args = vec![
+            "seven",
+            "solve",
+            "--cols",
+            "8",
+            "--server",
+            "http://127.0.0.1:1",
+        ];
+        args.extend(extra);
+        let o = solver(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+    }
 }
 
 #[test]
@@ -180,6 +209,15 @@ fn submit_watch_status_result_list_cancel_against_a_server() {
         "{}",
         stdout(&o)
     );
+    // As JSON lines: one object per update, the final state once, last.
+    let o = solver(&[&["watch", &id, "--json"][..], &s].concat());
+    let out = stdout(&o);
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.last().expect("a line")["status"], "solved", "{out}");
+    assert!(lines.windows(2).all(|w| w[0] != w[1]), "{out}");
     let o = solver(&[&["result", &id, "--json"][..], &s].concat());
     let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
     assert_eq!(v["winner"], "maker");

@@ -6,6 +6,7 @@
 //! at once with status 1 (RocksDB's write-ahead log keeps every accepted write).
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
@@ -16,10 +17,19 @@ use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
     let config = Config::parse();
     init_tracing(config.log_format);
+    match run(config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", solver_proto::report::error_line(&*err));
+            ExitCode::FAILURE
+        }
+    }
+}
 
+async fn run(config: Config) -> anyhow::Result<()> {
     // Install the handlers before binding, so a signal sent as soon as the address is printed
     // is never fatal.
     let mut sigint = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
@@ -28,8 +38,6 @@ async fn main() -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.addr)
         .await
         .with_context(|| format!("binding {}", config.addr))?;
-    let addr = listener.local_addr().context("reading the bound address")?;
-    info!(%addr, "listening on {addr}");
 
     let (first_tx, first_rx) = tokio::sync::oneshot::channel::<()>();
     let shutdown = async move {

@@ -57,6 +57,9 @@ pub enum RunError {
         "stopped after a failure of the store or a panic (logged above); restart to reload the data directory"
     )]
     CoordinatorFailed,
+    /// The listener's address could not be read.
+    #[error("cannot read the listening address: {0}")]
+    Address(std::io::Error),
     /// The TLS certificate or key could not be read.
     #[error("cannot read {}: {source}", .path.display())]
     Tls {
@@ -148,6 +151,7 @@ pub async fn serve(
 
     let client_auth = BearerAuth::new(config.client_token.as_deref());
     let worker_auth = BearerAuth::new(config.worker_token.as_deref());
+    let addr = listener.local_addr().map_err(RunError::Address)?;
     let mut builder = tonic::transport::Server::builder();
     if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
         let read = |path: &std::path::PathBuf| {
@@ -179,6 +183,8 @@ pub async fn serve(
             worker_auth,
         ))
         .serve_with_incoming_shutdown(TcpListenerStream::new(listener), draining);
+    // Only now, with the store open and TLS read: a server that logged this serves.
+    info!(%addr, "listening on {addr}");
     tokio::select! {
         result = serve => result?,
         () = drain_deadline => warn!(

@@ -218,10 +218,13 @@ fn transient(s: &Status) -> bool {
 /// Calls `f` until it succeeds or fails for good, each attempt within [`CALL_TIMEOUT`], backing
 /// off on transient errors (exponential waits from 100 ms to 5 s, each plus a random part of up
 /// to its own length); once `give_up()` is true, a transient error is final too (the attempt
-/// under way is not cut short). `None` when `stop` fires first.
+/// under way is not cut short). A wait under way when `hurry` fires ends then (`give_up()`
+/// should hold from then on, or the waits after it are skipped too). `None` when `stop` fires
+/// first.
 async fn with_backoff<T, F, Fut>(
     what: &str,
     stop: &CancellationToken,
+    hurry: Option<&CancellationToken>,
     give_up: impl Fn() -> bool,
     mut f: F,
 ) -> Option<Result<T, Status>>
@@ -235,9 +238,18 @@ where
         .with_min_delay(Duration::from_millis(100))
         .with_max_delay(Duration::from_secs(5))
         .without_max_times();
+    let hurry = hurry.cloned().unwrap_or_default();
     let call = attempt
         .retry(backoff)
-        .sleep(tokio::time::sleep)
+        .sleep(move |wait| {
+            let hurry = hurry.clone();
+            async move {
+                tokio::select! {
+                    () = tokio::time::sleep(wait) => {}
+                    () = hurry.cancelled() => {}
+                }
+            }
+        })
         .when(|e| transient(e) && !give_up())
         .notify(|e: &Status, after: Duration| {
             warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
@@ -404,10 +416,12 @@ impl Slot {
             // Not raced against a graceful stop: a lease the server granted must not be lost
             // in flight (it would sit leased until it expires, were it not for `request_id`:
             // so a retry of a call that timed out gets it). Jobs that arrive after the
-            // stop are handed back below. After a stop, a failed attempt is not repeated.
+            // stop are handed back below. A stop cuts a backoff wait short: one more
+            // attempt then, and a failed one is not repeated.
             let leased = with_backoff(
                 "lease",
                 &self.abort,
+                Some(&stop),
                 || stop.is_cancelled(),
                 || {
                     let mut c = self.client.clone();
@@ -607,7 +621,7 @@ impl Slot {
         let nodes = report.nodes;
         let expiry = tokio::time::Instant::now() + lease;
         let give_up = || self.graceful.is_cancelled() && tokio::time::Instant::now() >= expiry;
-        let sent = with_backoff("report", &self.abort, give_up, || {
+        let sent = with_backoff("report", &self.abort, None, give_up, || {
             let mut c = self.client.clone();
             let r = report.clone();
             async move { c.report(r).await.map(tonic::Response::into_inner) }

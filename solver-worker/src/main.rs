@@ -7,6 +7,7 @@
 //! leaving the running jobs' leases to expire.
 
 use std::io::IsTerminal;
+use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Parser;
@@ -17,7 +18,17 @@ use tracing::{info, warn};
 use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
+async fn main() -> ExitCode {
+    match run().await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", solver_proto::report::error_line(&*err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run() -> anyhow::Result<()> {
     let config = Config::parse();
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()

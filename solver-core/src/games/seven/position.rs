@@ -67,14 +67,16 @@ pub enum ParsePositionError {
     /// Not 4 rows.
     #[error("a board has 4 rows, this one has {0}")]
     RowCount(usize),
-    /// A row of the wrong length.
-    #[error("row {row} has {len} cells, expected {expected} (one per column)")]
+    /// A row whose length differs from the first row's (which sets the board width).
+    #[error(
+        "row {row} has {len} cells but row 1 has {expected} (the rows are equally long, one cell per column)"
+    )]
     RowLength {
         /// 1-based row.
         row: usize,
         /// Its length.
         len: usize,
-        /// The board width.
+        /// The board width: the first row's length.
         expected: u32,
     },
     /// The rows' width is out of range.

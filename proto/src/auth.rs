@@ -60,7 +60,7 @@ pub fn endpoint(
             "--server {url:?}: not a server URL; give http://HOST:PORT (or https://HOST:PORT)"
         ));
     }
-    let https = url.starts_with("https://");
+    let https = uri.scheme_str() == Some("https");
     let ca = match (https, ca) {
         (false, None) => return Ok(endpoint),
         (true, None) => {
@@ -94,4 +94,38 @@ pub fn endpoint(
     endpoint
         .tls_config(tls)
         .map_err(|e| format!("--tls-ca {}: {e}", ca.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_server_url_is_http_or_https_with_a_host() {
+        for url in [
+            "http://127.0.0.1:50051",
+            "HTTP://localhost:1",
+            "http://[::1]:9",
+        ] {
+            assert!(endpoint(url, None, None).is_ok(), "{url}");
+        }
+        for url in [
+            "127.0.0.1:50051",
+            "nonsense",
+            "ftp://host:1",
+            "http://",
+            "/path",
+        ] {
+            let err = endpoint(url, None, None).expect_err(url);
+            assert!(err.starts_with("--server "), "{url}: {err}");
+        }
+        // TLS follows the scheme, whatever its case: https needs the CA, http refuses one.
+        for url in ["https://host:1", "HTTPS://host:1"] {
+            let err = endpoint(url, None, None).expect_err(url);
+            assert!(err.contains("give --tls-ca"), "{url}: {err}");
+        }
+        let ca = std::path::Path::new("/nonexistent/ca.pem");
+        let err = endpoint("http://host:1", Some(ca), None).expect_err("http with a CA");
+        assert!(err.starts_with("--tls-ca is given"), "{err}");
+    }
 }

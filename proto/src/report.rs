@@ -1,8 +1,24 @@
 //! How the binaries (`solver`, `solver-server`, `solver-worker`) print the error that stops
 //! them: one line, each cause once.
 
+/// The exit status of a binary whose `run` returned `result` (an `anyhow::Result`, say): 0, or
+/// 1 after `error: ` and [`error_line`] on stderr.
+pub fn exit_code<E>(result: Result<(), E>) -> std::process::ExitCode
+where
+    E: std::ops::Deref<Target = dyn std::error::Error + Send + Sync + 'static>,
+{
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("error: {}", error_line(&*err));
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// `err` and its causes on one line, joined by `": "`, leaving out a cause whose text the
-/// line holds already (many errors print their source in their own message as well).
+/// line holds already (many errors print their source in their own message as well; a cause
+/// whose whole text merely happens to appear in the line is left out too, a rare loss).
 pub fn error_line(err: &(dyn std::error::Error + 'static)) -> String {
     let mut line = err.to_string();
     let mut cause = err.source();

@@ -250,10 +250,10 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     } else {
         format!(" except {}", except.join(", "))
     };
-    println!(
+    outln!(
         "empty board, Maker first, every technique on{except}; one search thread per direct run"
     );
-    println!(
+    outln!(
         "{:>3}  {:<10}  {:<8}  {:>12}  {:>10}  {:>11}  {:>10}  {:>10}  {:>9}  {:>7}  {:>12}",
         "n",
         "run",
@@ -273,7 +273,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         let (r, rss) = direct(pos, disabled.clone(), &args).await?;
         let secs = r.stats.elapsed.as_secs_f64();
         signature += r.stats.nodes_created;
-        println!(
+        outln!(
             "{n:>3}  {:<10}  {:<8}  {:>12}  {:>8.2} s  {:>11.0}  {:>10}  {:>10}",
             "direct",
             verdict(r.outcome),
@@ -315,7 +315,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 .map(|x| secs / x.stats.elapsed.as_secs_f64())
                 .sum();
             ceilings.push((k, speed));
-            println!(
+            outln!(
                 "{n:>3}  {:<10}  {winner:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>9}",
                 format!("{k} apart"),
                 nodes as f64 / wall,
@@ -335,7 +335,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 wall,
                 nodes,
             });
-            println!(
+            outln!(
                 "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
                 format!("{k} thread{}", if k == 1 { "" } else { "s" }),
                 verdict(outcome),
@@ -356,7 +356,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                         .await??;
                 ratios.push(nodes as f64 / r.stats.nodes_created as f64);
                 // No time ratio: one thread's time says nothing of K threads'.
-                println!(
+                outln!(
                     "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>9}",
                     format!("{k} interl."),
                     verdict(outcome),
@@ -386,7 +386,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 nodes: pr.worker_nodes,
             });
             let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
-            println!(
+            outln!(
                 "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
                 format!("{k} worker{}", if k == 1 { "" } else { "s" }),
                 pr.worker_nodes,
@@ -400,7 +400,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         }
         print_speedups(n, &runs, &ceilings);
     }
-    println!("signature: {signature} (direct nodes created, summed over n)");
+    outln!("signature: {signature} (direct nodes created, summed over n)");
     Ok(())
 }
 
@@ -422,7 +422,7 @@ fn print_interleaved(n: u32, k: u32, ratios: &[f64]) {
     }
     let list: Vec<String> = ratios.iter().map(|x| format!("{x:.2}x")).collect();
     let tails = ratios.iter().filter(|&&x| x >= 1.5).count();
-    println!(
+    outln!(
         "{n:>3}  {k} interleaved, nodes vs direct: {}; median {:.2}x; {tails} of {} at 1.5x or more",
         list.join(" "),
         median(ratios.to_vec()),
@@ -456,7 +456,7 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
             .filter(|&&(c, _)| c == k)
             .map(|(_, x)| format!("{x:.2}x"))
             .collect();
-        println!(
+        outln!(
             "{n:>3}  {k} apart vs direct: {} (nodes per second of {k} searches sharing nothing)",
             list.join(" ")
         );
@@ -485,7 +485,7 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
                     .collect::<Vec<_>>()
                     .join(" ")
             };
-            println!(
+            outln!(
                 "{n:>3}  {k} {kind}s vs 1 (median {wall:.2} s): {}; nodes/s {}; nodes {}",
                 list(&|r| wall / r.wall),
                 list(&|r| r.nodes as f64 / r.wall / rate),
@@ -518,12 +518,17 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
     };
     for n in ns {
         let pos = empty_board(n)?;
-        println!(
+        outln!(
             "ablation, n = {n}, empty board, Maker first: each technique alone on top of PNS + mirror-tt"
         );
-        println!(
+        outln!(
             "{:<20}  {:<8}  {:>12}  {:>10}  {:>10}  {:>16}",
-            "technique", "winner", "nodes", "time", "peak table", "paper (n = 7)"
+            "technique",
+            "winner",
+            "nodes",
+            "time",
+            "peak table",
+            "paper (n = 7)"
         );
         let alone = Technique::ALL
             .into_iter()
@@ -542,7 +547,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
                 (7, Some(p)) => p.to_string(),
                 _ => "-".into(),
             };
-            println!(
+            outln!(
                 "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}   ({:.3}x the baseline's nodes)",
                 t.map_or("none (baseline)", Technique::name),
                 verdict(r.outcome),
@@ -554,7 +559,7 @@ async fn ablation(args: &SevenBenchArgs) -> anyhow::Result<()> {
             );
         }
         let (r, _) = direct(pos, Vec::new(), args).await?;
-        println!(
+        outln!(
             "{:<20}  {:<8}  {:>12}  {:>8.2} s  {:>10}  {:>16}",
             "all",
             verdict(r.outcome),
@@ -689,15 +694,16 @@ pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
         .into_inner()
         .progress
         .unwrap_or_default();
-    println!("coordinator bench: {workers} synthetic workers, {secs} s per phase, RocksDB store");
-    println!("  baseline: health checks/s      {health:>10.0}");
-    println!(
+    outln!("coordinator bench: {workers} synthetic workers, {secs} s per phase, RocksDB store");
+    outln!("  baseline: health checks/s      {health:>10.0}");
+    outln!(
         "  leases+reports/s               {jobs:>10.0}  ({:.2}x the baseline; target >= 5000)",
         jobs / health
     );
-    println!(
+    outln!(
         "  DAG after the run: {} nodes, {} jobs reported",
-        p.dag_nodes, p.jobs_done
+        p.dag_nodes,
+        p.jobs_done
     );
     let _ = stop.send(());
     server

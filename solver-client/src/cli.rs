@@ -1,11 +1,43 @@
 //! The command-line grammar shared by every subcommand, the usage-error type behind exit code 2,
-//! and the JSON-lines driver used by every `--jsonl` command.
+//! the JSON-lines driver used by every `--jsonl` command, and `out!` / `outln!`, the
+//! commands' `print!` / `println!`.
 
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// `print!` for the commands' output: see [`write_stdout`].
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` for the commands' output: see [`write_stdout`].
+macro_rules! outln {
+    () => {
+        $crate::cli::write_stdout(format_args!("\n"))
+    };
+    ($($arg:tt)*) => {
+        $crate::cli::write_stdout(format_args!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// Writes to stdout. A reader that has gone (`solver list | head`) ends the process quietly,
+/// with status 0, where `print!` would panic; any other failure to write ends it with a
+/// message and status 1. SIGPIPE stays ignored (as Rust sets it), so that a gRPC connection
+/// the peer reset is an error, not a silent death.
+pub fn write_stdout(args: std::fmt::Arguments) {
+    if let Err(e) = std::io::stdout().lock().write_fmt(args) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: writing to stdout: {e}");
+        std::process::exit(1);
+    }
+}
 
 /// `solver`: a distributed proof-number-search service and its game rules.
 #[derive(Debug, Parser)]
@@ -74,8 +106,6 @@ pub fn for_each_jsonl(
 ) -> anyhow::Result<()> {
     let file = std::fs::File::open(path)
         .map_err(|e| usage(format!("cannot open {}: {e}", path.display())))?;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
@@ -88,7 +118,7 @@ pub fn for_each_jsonl(
         if let (Some(id), Some(obj)) = (input.get("id"), result.as_object_mut()) {
             obj.insert("id".into(), id.clone());
         }
-        writeln!(out, "{result}")?;
+        outln!("{result}");
     }
     Ok(())
 }
@@ -102,7 +132,11 @@ pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
 /// One readable line for a server error (`server: Code: message`); `INVALID_ARGUMENT` is the
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {
-    let line = format!("server: {:?}: {}", status.code(), status.message());
+    let mut line = format!("server: {:?}: {}", status.code(), status.message());
+    // What an http:// client meets at a server that speaks TLS.
+    if status.message().starts_with("h2 protocol error") {
+        line.push_str(" (if the server uses TLS: an https:// URL and --tls-ca)");
+    }
     if status.code() == tonic::Code::InvalidArgument {
         usage(line)
     } else {

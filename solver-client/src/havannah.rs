@@ -108,7 +108,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<()> {
         player,
     };
     let answer = ask(&mut backend, req.clone()).await?;
-    print!("{}", render(&req, &answer)?);
+    out!("{}", render(&req, &answer)?);
     Ok(())
 }
 
@@ -342,9 +342,11 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
     }
     let n = args.games.max(1) as f64;
     let per10k = |x: u64| x as f64 * 10_000.0 / n;
-    println!(
+    outln!(
         "layers {}, {} games, seed {} (one label per game: fork > bridge > ring)",
-        args.layers, args.games, args.seed
+        args.layers,
+        args.games,
+        args.seed
     );
     let reference = EWALDS.iter().find(|r| r.0 == args.layers);
     let head = if reference.is_some() {
@@ -352,16 +354,16 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
     } else {
         ""
     };
-    println!("kind    games   per 10k{head}");
+    outln!("kind    games   per 10k{head}");
     let rows = [("fork", fork, 1), ("bridge", bridge, 2), ("ring", ring, 3)];
     for (name, count, k) in rows {
         let r = reference
             .map(|r| format!("  {:>8}", [r.1, r.2, r.3][k - 1]))
             .unwrap_or_default();
-        println!("{name:<6} {count:>6} {:>9.1}{r}", per10k(count));
+        outln!("{name:<6} {count:>6} {:>9.1}{r}", per10k(count));
     }
-    println!("none   {none:>6} {:>9.1}", per10k(none));
-    println!(
+    outln!("none   {none:>6} {:>9.1}", per10k(none));
+    outln!(
         "several kinds at once: {multi} games; mean game length {:.1} moves",
         plies as f64 / n
     );

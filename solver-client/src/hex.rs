@@ -150,7 +150,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             };
             let answer = check(&mut backend, req).await?;
             if json {
-                println!("{}", check_json(&answer));
+                outln!("{}", check_json(&answer));
             } else {
                 print_check(&board, &answer)?;
             }
@@ -184,7 +184,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             let color = parse_color(Some(&Value::String(to_move)), "--to-move")?;
             let answer = solve(&mut backend, request(board.clone(), color)).await?;
             if json {
-                println!("{}", solve_json(&answer));
+                outln!("{}", solve_json(&answer));
             } else {
                 print_solve(&board, &answer)?;
             }
@@ -273,10 +273,10 @@ fn draw(board: &HexBoard, marked: &[HexCell]) -> anyhow::Result<String> {
 }
 
 fn print_check(board: &HexBoard, a: &CheckHexWinResponse) -> anyhow::Result<()> {
-    print!("{}", draw(board, &[])?);
+    out!("{}", draw(board, &[])?);
     match color_json(a.connected) {
-        Value::Null => println!("nobody is connected"),
-        c => println!(
+        Value::Null => outln!("nobody is connected"),
+        c => outln!(
             "{} is connected: {}",
             c.as_str().unwrap_or("?"),
             names(&a.chain).join(" ")
@@ -287,10 +287,11 @@ fn print_check(board: &HexBoard, a: &CheckHexWinResponse) -> anyhow::Result<()> 
 
 fn print_solve(board: &HexBoard, a: &SolveHexResponse) -> anyhow::Result<()> {
     if a.status == i32::from(HexSolveStatus::Unknown) {
-        print!("{}", draw(board, &[])?);
-        println!(
+        out!("{}", draw(board, &[])?);
+        outln!(
             "unknown within the budget ({} nodes, {} ms)",
-            a.nodes, a.time_ms
+            a.nodes,
+            a.time_ms
         );
         return Ok(());
     }
@@ -299,15 +300,15 @@ fn print_solve(board: &HexBoard, a: &SolveHexResponse) -> anyhow::Result<()> {
     } else {
         a.winning_move.iter().cloned().collect()
     };
-    print!("{}", draw(board, &marked)?);
-    println!("winner: {}", color_json(a.winner).as_str().unwrap_or("?"));
+    out!("{}", draw(board, &marked)?);
+    outln!("winner: {}", color_json(a.winner).as_str().unwrap_or("?"));
     if let Some(m) = &a.winning_move {
-        println!("winning move: {}", m.name);
+        outln!("winning move: {}", m.name);
     }
     if a.all_moves {
-        println!("winning moves (*): {}", names(&a.winning_moves).join(" "));
+        outln!("winning moves (*): {}", names(&a.winning_moves).join(" "));
     }
-    println!("carrier: {}", names(&a.carrier).join(" "));
-    println!("{} nodes, {} ms", a.nodes, a.time_ms);
+    outln!("carrier: {}", names(&a.carrier).join(" "));
+    outln!("{} nodes, {} ms", a.nodes, a.time_ms);
     Ok(())
 }

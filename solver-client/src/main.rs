@@ -3,8 +3,9 @@
 //! Exit codes: 0 done, 1 failure, 2 bad usage (bad arguments or bad input such as a malformed
 //! board).
 
-mod bench;
+#[macro_use]
 mod cli;
+mod bench;
 mod havannah;
 mod hex;
 mod problems;
@@ -16,9 +17,6 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    // A reader that stops early (`solver list | head`) ends this process as it ends other Unix
-    // tools, instead of a panic in `println!` on the closed pipe.
-    sigpipe::reset();
     let args = cli::Cli::parse();
     let result = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

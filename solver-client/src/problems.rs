@@ -1,5 +1,5 @@
 //! Problems on a coordinator: the distributed `solver seven solve` (embedded coordinator and
-//! workers in this process, or a remote `--server`), `solver seven submit`, and `solver status`,
+//! a worker in this process, or a remote `--server`), `solver seven submit`, and `solver status`,
 //! `watch`, `list`, `cancel`, `result`.
 
 use std::path::PathBuf;
@@ -206,7 +206,7 @@ pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
         Manage::Result => {
             let r = c.get_result(req).await.map_err(server_error)?.into_inner();
             if args.json {
-                println!("{}", result_json(&args.id, &r));
+                outln!("{}", result_json(&args.id, &r));
             } else {
                 print_result(&r);
             }
@@ -226,17 +226,24 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         .problems;
     if args.json {
         let all: Vec<_> = problems.iter().map(problem_json).collect();
-        println!("{}", serde_json::Value::Array(all));
+        outln!("{}", serde_json::Value::Array(all));
         return Ok(());
     }
-    println!(
+    outln!(
         "{:>6}  {:<9}  {:>3}  {:<7}  {:<7}  {:>8}  {:>12}  {:>10}",
-        "ID", "STATUS", "N", "TO MOVE", "WINNER", "JOBS", "NODES", "ELAPSED"
+        "ID",
+        "STATUS",
+        "N",
+        "TO MOVE",
+        "WINNER",
+        "JOBS",
+        "NODES",
+        "ELAPSED"
     );
     for p in &problems {
         let pr = p.progress.unwrap_or_default();
         let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
-        println!(
+        outln!(
             "{:>6}  {:<9}  {:>3}  {:<7}  {:<7}  {:>8}  {:>12}  {:>9.1}s",
             p.problem_id,
             status_name(p.status),
@@ -268,12 +275,12 @@ pub async fn submit(
         .map_err(server_error)?
         .into_inner();
     if json {
-        println!(
+        outln!(
             "{}",
             json!({"problem_id": r.problem_id, "created": r.created})
         );
     } else {
-        println!("{}", r.problem_id);
+        outln!("{}", r.problem_id);
     }
     Ok(())
 }
@@ -285,13 +292,13 @@ pub struct SolveOptions {
     pub server: Option<ServerArgs>,
     /// The embedded coordinator's data directory.
     pub data_dir: PathBuf,
-    /// Local workers of the embedded coordinator.
+    /// Search slots of the embedded coordinator's local worker.
     pub workers: u32,
     /// Print JSON.
     pub json: bool,
 }
 
-/// The embedded coordinator and workers, stopped by [`Embedded::stop`].
+/// The embedded coordinator and its worker, stopped by [`Embedded::stop`].
 pub struct Embedded {
     /// The coordinator's URL (127.0.0.1, a free port).
     pub url: String,
@@ -384,7 +391,7 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
     if opts.json {
         let mut out = problem_json(&problem);
         out["problem_id"] = json!(id);
-        println!("{out}");
+        outln!("{out}");
     } else {
         print_problem(&problem, false);
     }
@@ -438,7 +445,7 @@ async fn watch(c: &mut Client, id: &str, json_lines: bool) -> anyhow::Result<v1:
     while let Some(p) = stream.next().await {
         let p = p.map_err(server_error)?;
         if json_lines {
-            bar.suspend(|| println!("{}", problem_json(&p)));
+            bar.suspend(|| outln!("{}", problem_json(&p)));
         }
         bar.set_message(progress_line(&p));
         last = Some(p);
@@ -534,20 +541,20 @@ fn result_json(id: &str, r: &v1::ProblemResult) -> serde_json::Value {
 
 fn print_problem(p: &v1::Problem, json: bool) {
     if json {
-        println!("{}", problem_json(p));
+        outln!("{}", problem_json(p));
         return;
     }
     let pos = p.spec.as_ref().and_then(|s| s.position.as_ref());
-    println!("problem:        {}", p.problem_id);
+    outln!("problem:        {}", p.problem_id);
     if let Some(pos) = pos {
-        println!(
+        outln!(
             "position:       {} ({} to move, n = {})",
             pos.rows.join("/"),
             side_name(pos.to_move),
             pos.cols
         );
     }
-    println!("status:         {}", status_name(p.status));
+    outln!("status:         {}", status_name(p.status));
     match &p.result {
         Some(r) => print_result(r),
         None => print_progress(&p.progress.unwrap_or_default()),
@@ -555,26 +562,31 @@ fn print_problem(p: &v1::Problem, json: bool) {
 }
 
 fn print_result(r: &v1::ProblemResult) {
-    println!("winner:         {}", winner_name(r.winner));
+    outln!("winner:         {}", winner_name(r.winner));
     if !r.winning_moves.is_empty() {
-        println!("winning moves:  {}", r.winning_moves.join(" "));
+        outln!("winning moves:  {}", r.winning_moves.join(" "));
     }
     print_progress(&r.progress.unwrap_or_default());
 }
 
 fn print_progress(pr: &v1::Progress) {
-    println!("root pn / dn:   {} / {}", num(pr.root_pn), num(pr.root_dn));
-    println!(
+    outln!("root pn / dn:   {} / {}", num(pr.root_pn), num(pr.root_dn));
+    outln!(
         "DAG:            {} nodes, {} solved",
-        pr.dag_nodes, pr.dag_solved
+        pr.dag_nodes,
+        pr.dag_solved
     );
-    println!(
+    outln!(
         "jobs:           {} done, {} in flight, {} expired; {} workers",
-        pr.jobs_done, pr.jobs_in_flight, pr.jobs_expired, pr.workers_seen
+        pr.jobs_done,
+        pr.jobs_in_flight,
+        pr.jobs_expired,
+        pr.workers_seen
     );
-    println!(
+    outln!(
         "nodes:          {} searched by workers ({:.0} nodes/s)",
-        pr.worker_nodes, pr.nodes_per_second
+        pr.worker_nodes,
+        pr.nodes_per_second
     );
-    println!("time:           {:.3} s", pr.elapsed_ms as f64 / 1000.0);
+    outln!("time:           {:.3} s", pr.elapsed_ms as f64 / 1000.0);
 }

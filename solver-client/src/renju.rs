@@ -153,7 +153,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             };
             let answer = check(&mut backend, req).await?;
             if json {
-                println!("{}", check_json(&answer));
+                outln!("{}", check_json(&answer));
             } else {
                 print_check(&rows, &answer);
             }
@@ -175,7 +175,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
             let rows = board.rows()?;
             let map = map(&mut backend, rows.clone()).await?;
             if json {
-                println!("{}", map_json(&map));
+                outln!("{}", map_json(&map));
             } else {
                 print_map(&rows, &map);
             }
@@ -344,7 +344,7 @@ fn render(rows: &[String], mark: impl Fn(Point) -> Option<char>) -> String {
 
 fn print_check(rows: &[String], a: &CheckRenjuResponse) {
     let mv = a.r#move.clone().unwrap_or_default();
-    print!(
+    out!(
         "{}",
         render(rows, |p| (p.row() == mv.row as usize
             && p.col() == mv.col as usize)
@@ -361,7 +361,7 @@ fn print_check(rows: &[String], a: &CheckRenjuResponse) {
     .filter(|s| s.0)
     .map(|s| s.1)
     .collect();
-    println!(
+    outln!(
         "{} (row {}, col {}): {}{}{}",
         mv.name,
         mv.row,
@@ -370,7 +370,7 @@ fn print_check(rows: &[String], a: &CheckRenjuResponse) {
         if a.win { ", wins" } else { "" },
         if a.forbidden { ", FORBIDDEN" } else { "" },
     );
-    println!(
+    outln!(
         "fours {}, threes {}, longest line {}, shapes: {}",
         a.fours,
         a.threes,
@@ -402,11 +402,11 @@ fn print_map(rows: &[String], m: &RenjuForbiddenMapResponse) {
         }
         m.white_win_points.iter().any(|p| at(p, q)).then_some('w')
     });
-    print!("{text}");
-    println!("marks: 3 double-three, 4 double-four, 6 overline (forbidden for Black);");
-    println!("       5 Black makes five; w White makes five (where Black has no mark)");
+    out!("{text}");
+    outln!("marks: 3 double-three, 4 double-four, 6 overline (forbidden for Black);");
+    outln!("       5 Black makes five; w White makes five (where Black has no mark)");
     let names = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
-    println!(
+    outln!(
         "black forbidden ({}): {}",
         m.black_forbidden.len(),
         names(&mut m.black_forbidden.iter().map(|f| {
@@ -414,12 +414,12 @@ fn print_map(rows: &[String], m: &RenjuForbiddenMapResponse) {
             format!("{}={}", p.name, label(f.kind))
         }))
     );
-    println!(
+    outln!(
         "black fives ({}): {}",
         m.black_five_points.len(),
         names(&mut m.black_five_points.iter().map(|p| p.name.clone()))
     );
-    println!(
+    outln!(
         "white wins ({}): {}",
         m.white_win_points.len(),
         names(&mut m.white_win_points.iter().map(|p| p.name.clone()))

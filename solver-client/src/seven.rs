@@ -105,7 +105,7 @@ pub struct SolveArgs {
     #[arg(long, default_value = "solver-data")]
     pub data_dir: std::path::PathBuf,
     /// Search slots of the embedded coordinator's local worker (default: the number of cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256))]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "server")]
     pub workers: Option<u32>,
     /// Node budget of one worker job (0 = the coordinator's default, 1,000,000).
     #[arg(long, default_value_t = 0)]
@@ -178,6 +178,7 @@ impl BoardArgs {
         };
         // Each row against --cols first, so that a short first row is named as such.
         if let Some((i, row)) = text
+            .trim()
             .split('/')
             .enumerate()
             .find(|(_, row)| row.chars().count() != cols.get() as usize)
@@ -234,12 +235,12 @@ fn print_edges(hg: &Hypergraph, json: bool) -> anyhow::Result<()> {
         .collect();
     if json {
         let out = json!({"n": hg.cols().get(), "num_edges": names.len(), "edges": names});
-        println!("{out}");
+        outln!("{out}");
     } else {
         for edge in &names {
-            println!("{}", edge.join(" "));
+            outln!("{}", edge.join(" "));
         }
-        println!("{} edges", names.len());
+        outln!("{} edges", names.len());
     }
     Ok(())
 }
@@ -263,23 +264,23 @@ fn print_potential(pos: &Position, hg: &Hypergraph, json: bool) {
             "maker_won": pos.maker_won(hg),
             "breaker_certificate": pos.breaker_certificate(hg),
         });
-        println!("{out}");
+        outln!("{out}");
     } else {
-        println!("l-line histogram (x_l = edges with no Breaker cell and l empty cells):");
+        outln!("l-line histogram (x_l = edges with no Breaker cell and l empty cells):");
         for l in 1..8 {
-            println!("  x_{l} = {}", p.lines[l]);
+            outln!("  x_{l} = {}", p.lines[l]);
         }
-        println!(
+        outln!(
             "pot = sum x_l 2^-(l-1) = {} ({})",
             p.pot(),
             p.pot().to_f64()
         );
-        println!(
+        outln!(
             "phi = pot / 2          = {} ({})",
             p.phi(),
             p.phi().to_f64()
         );
-        println!("Maker has won: {}", yes_no(pos.maker_won(hg)));
+        outln!("Maker has won: {}", yes_no(pos.maker_won(hg)));
     }
 }
 
@@ -292,9 +293,13 @@ fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result
     let mut rng = StdRng::seed_from_u64(seed);
     let mut pos = Position::empty(cols, Side::Maker);
     if !json {
-        println!(
+        outln!(
             "{:>4}  {:<7}  {:<4}  {:>10}  {:<9}  certificate",
-            "move", "player", "cell", "pot", "maker won"
+            "move",
+            "player",
+            "cell",
+            "pot",
+            "maker won"
         );
     }
     for number in 1..=max_moves {
@@ -308,13 +313,13 @@ fn simulate(cols: Cols, seed: u64, max_moves: u32, json: bool) -> anyhow::Result
         let pot = pos.potential(&hg).pot();
         let (won, cert) = (pos.maker_won(&hg), pos.breaker_certificate(&hg));
         if json {
-            println!(
+            outln!(
                 "{}",
                 json!({"move": number, "player": player.as_str(), "cell": cell.name(),
                 "pot": pot.to_string(), "pot_float": pot.to_f64(), "maker_won": won, "breaker_certificate": cert})
             );
         } else {
-            println!(
+            outln!(
                 "{number:>4}  {:<7}  {:<4}  {:>10}  {:<9}  {}",
                 player.as_str(),
                 cell.name(),
@@ -405,7 +410,7 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
     let pos = board.position()?;
     let report = solve_live(pos, &disabled, &limits, args.all_moves)?;
     if args.json {
-        println!("{}", solve_json(&pos, &report));
+        outln!("{}", solve_json(&pos, &report));
     } else {
         print_report(&pos, &report);
     }
@@ -482,26 +487,27 @@ fn solve_json(pos: &Position, r: &SolveReport) -> serde_json::Value {
 }
 
 fn print_report(pos: &Position, r: &SolveReport) {
-    println!(
+    outln!(
         "position:       {pos} ({} to move, n = {})",
         pos.to_move(),
         pos.cols()
     );
-    println!("winner:         {}", winner_of(r.outcome));
+    outln!("winner:         {}", winner_of(r.outcome));
     if !r.winning_moves.is_empty() {
         let names: Vec<String> = r.winning_moves.iter().map(|c| c.name()).collect();
-        println!("winning moves:  {}", names.join(" "));
+        outln!("winning moves:  {}", names.join(" "));
     }
     if let Outcome::Unknown { pn, dn } = r.outcome {
-        println!("root pn / dn:   {pn} / {dn}");
+        outln!("root pn / dn:   {pn} / {dn}");
     }
-    println!(
+    outln!(
         "nodes:          {} created, {} expanded",
-        r.stats.nodes_created, r.stats.nodes_expanded
+        r.stats.nodes_created,
+        r.stats.nodes_expanded
     );
-    println!("tt entries:     {}", r.tt_entries);
-    println!("time:           {:.3} s", r.stats.elapsed.as_secs_f64());
-    println!(
+    outln!("tt entries:     {}", r.tt_entries);
+    outln!("time:           {:.3} s", r.stats.elapsed.as_secs_f64());
+    outln!(
         "peak memory:    {:.1} MiB (DAG and table, approximate)",
         r.approx_bytes as f64 / (1024.0 * 1024.0)
     );

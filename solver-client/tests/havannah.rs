@@ -219,3 +219,34 @@ fn playout_counts_every_game_once_and_is_seeded() {
     }
     assert_eq!(stdout(&solver(&args)), text, "same seed, same games");
 }
+
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    // Far more answers than a pipe holds (64 KiB), so writing meets the closed pipe.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let many = dir.path().join("many.jsonl");
+    let one = std::fs::read_to_string(testdata("havannah", "multi_kind.jsonl")).expect("data");
+    std::fs::write(&many, one.repeat(300)).expect("write");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(["havannah", "check", "--jsonl"])
+        .arg(&many)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the solver binary runs");
+    let mut first = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(child.stdout.take().expect("stdout")),
+        &mut first,
+    )
+    .expect("a line");
+    // The reader (and the pipe's only read end) is gone now.
+    let o = child.wait_with_output().expect("the solver binary ends");
+    assert!(first.starts_with('{'), "{first}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.is_empty(),
+        "{:?}: {err}",
+        o.status
+    );
+}

@@ -158,7 +158,11 @@ fn a_bad_board_exits_2_naming_the_problem() {
         "{err}"
     );
     // Options of the engine alone do not go with a server (they would be ignored).
-    for extra in [["--max-nodes", "10"], ["--all-moves", "--direct"]] {
+    for extra in [
+        ["--max-nodes", "10"],
+        ["--all-moves", "--direct"],
+        ["--workers", "2"],
+    ] {
         let mut args = vec![
             "seven",
             "solve",

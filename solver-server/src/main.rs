@@ -20,13 +20,7 @@ use tracing_subscriber::EnvFilter;
 async fn main() -> ExitCode {
     let config = Config::parse();
     init_tracing(config.log_format);
-    match run(config).await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {}", solver_proto::report::error_line(&*err));
-            ExitCode::FAILURE
-        }
-    }
+    solver_proto::report::exit_code(run(config).await)
 }
 
 async fn run(config: Config) -> anyhow::Result<()> {

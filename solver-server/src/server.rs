@@ -82,9 +82,14 @@ pub enum RunError {
 /// changed the coordinator's state, stops the server the same way, and then `run` returns
 /// [`RunError::CoordinatorFailed`].
 ///
+/// Logs `listening on ADDR` once the store is open, the TLS files read and the services built:
+/// from then on it serves.
+///
 /// # Errors
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
-/// holds it) or flushed; [`RunError::Transport`] if serving fails;
+/// holds it) or flushed; [`RunError::Tls`] if the TLS certificate or key cannot be read;
+/// [`RunError::Load`] if the stored problems cannot be loaded; [`RunError::Address`],
+/// [`RunError::Reflection`] (neither expected); [`RunError::Transport`] if serving fails;
 /// [`RunError::CoordinatorFailed`] after a failure of the store (or a panic) while serving.
 pub async fn run(
     config: Config,
@@ -107,6 +112,24 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
     store: Arc<dyn Store>,
 ) -> Result<(), RunError> {
+    // What may fail comes first, so that a failure leaves no task running.
+    let addr = listener.local_addr().map_err(RunError::Address)?;
+    let mut builder = tonic::transport::Server::builder();
+    if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
+        let read = |path: &std::path::PathBuf| {
+            std::fs::read(path).map_err(|source| RunError::Tls {
+                path: path.clone(),
+                source,
+            })
+        };
+        let identity = tonic::transport::Identity::from_pem(read(cert)?, read(key)?);
+        builder =
+            builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
+    }
+    let reflection = tonic_reflection::server::Builder::configure()
+        .register_encoded_file_descriptor_set(solver_proto::FILE_DESCRIPTOR_SET)
+        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
+        .build_v1()?;
     let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
     if let Some(addr) = config.metrics_addr {
         install_metrics(addr);
@@ -119,10 +142,6 @@ pub async fn serve(
     health.set_serving::<RulesServer<RulesService>>().await;
     health.set_serving::<SolverServer<SolverService>>().await;
     health.set_serving::<WorkServer<WorkService>>().await;
-    let reflection = tonic_reflection::server::Builder::configure()
-        .register_encoded_file_descriptor_set(solver_proto::FILE_DESCRIPTOR_SET)
-        .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
-        .build_v1()?;
 
     let (drain_started, drain_started_rx) = oneshot::channel::<()>();
     let failure = coordinator.failure();
@@ -151,19 +170,6 @@ pub async fn serve(
 
     let client_auth = BearerAuth::new(config.client_token.as_deref());
     let worker_auth = BearerAuth::new(config.worker_token.as_deref());
-    let addr = listener.local_addr().map_err(RunError::Address)?;
-    let mut builder = tonic::transport::Server::builder();
-    if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
-        let read = |path: &std::path::PathBuf| {
-            std::fs::read(path).map_err(|source| RunError::Tls {
-                path: path.clone(),
-                source,
-            })
-        };
-        let identity = tonic::transport::Identity::from_pem(read(cert)?, read(key)?);
-        builder =
-            builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
-    }
     let serve = builder
         .trace_fn(|req| info_span!("rpc", path = %req.uri().path()))
         .add_service(health_service)

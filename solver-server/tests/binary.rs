@@ -86,8 +86,16 @@ fn binary_fails_on_a_data_directory_in_use() {
     let mut server = Proc::server(&["--addr", "127.0.0.1:0"], dir.path());
     let status = server.wait_exit(Duration::from_secs(60));
     assert!(!status.success());
+    // It never said it was listening, and says why it stopped on one line.
+    let errors: Vec<&String> = server
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
     assert!(
-        server.seen.iter().any(|l| l.contains("data directory")),
+        errors.len() == 1
+            && errors[0].starts_with("error: server failed: cannot open the data directory")
+            && !server.seen.iter().any(|l| l.contains("listening on")),
         "{:#?}",
         server.seen
     );

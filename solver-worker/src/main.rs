@@ -19,13 +19,7 @@ use tracing_subscriber::EnvFilter;
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run().await {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(err) => {
-            eprintln!("error: {}", solver_proto::report::error_line(&*err));
-            ExitCode::FAILURE
-        }
-    }
+    solver_proto::report::exit_code(run().await)
 }
 
 async fn run() -> anyhow::Result<()> {

@@ -106,12 +106,13 @@ fn reported(script: &Scripted) -> bool {
 }
 
 /// Runs a two-slot worker against `script` until `done` holds (30 s at most), then stops it
-/// gracefully (with `abort_too`, at once a second time: the second signal).
+/// gracefully (with `abort_too`, at once a second time: the second signal). Returns the
+/// worker's summary and the time it took to stop.
 async fn run_until(
     script: &Arc<Scripted>,
     abort_too: bool,
     done: impl Fn(&Scripted) -> bool,
-) -> Arc<solver_worker::Summary> {
+) -> (Arc<solver_worker::Summary>, Duration) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");
@@ -136,6 +137,7 @@ async fn run_until(
     while !done(script) && tokio::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+    let stopped = tokio::time::Instant::now();
     graceful.cancel();
     if abort_too {
         abort.cancel();
@@ -145,16 +147,17 @@ async fn run_until(
         .expect("the worker stops")
         .expect("the worker task")
         .expect("the worker's run");
+    let stopping = stopped.elapsed();
     stop_server.cancel();
     server.await.expect("server task").expect("server");
-    summary
+    (summary, stopping)
 }
 
 #[tokio::test]
 async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
     let script = Arc::new(Scripted::default());
     *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
-    let summary = run_until(&script, false, reported).await;
+    let (summary, _) = run_until(&script, false, reported).await;
     assert_eq!(
         *lock(&script.events),
         ["abandon 2 3", "report 1 with a verdict"],
@@ -193,6 +196,23 @@ async fn a_failed_lease_is_retried_with_its_request_id() {
     assert_ne!(ids[3], ids[0], "a new request");
 }
 
+/// A stop ends the wait between failed leases at once: at most one attempt more (none if the
+/// stop comes while an attempt is under way), then the worker stops, instead of waiting out a
+/// backoff of up to 10 s first.
+#[tokio::test]
+async fn a_stop_cuts_the_wait_between_failed_leases_short() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.failing_leases) = u32::MAX;
+    // After the seventh failure the wait is at least 5 s (100 ms doubling, 5 s at most, each
+    // plus up to as much again at random).
+    let (_, stopping) = run_until(&script, false, |s| lock(&s.lease_ids).len() >= 7).await;
+    let ids = lock(&script.lease_ids).len();
+    assert!(
+        stopping < Duration::from_secs(3) && (7..=8).contains(&ids),
+        "stopped in {stopping:?} after {ids} lease attempts"
+    );
+}
+
 /// A verdict whose report is under way when the second signal comes gets one prompt attempt
 /// more; when that fails too the job is handed back, so that the coordinator leases its leaf
 /// again at once instead of waiting for the lease to expire.
@@ -203,7 +223,7 @@ async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_ba
         .failing_reports
         .store(true, std::sync::atomic::Ordering::Relaxed);
     *lock(&script.jobs) = vec![job("1")];
-    let summary = run_until(&script, true, reported).await;
+    let (summary, _) = run_until(&script, true, reported).await;
     assert_eq!(
         *lock(&script.events),
         [

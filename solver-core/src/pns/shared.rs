@@ -296,6 +296,7 @@ mod tests {
             let mut plain = Search::new(root.clone());
             let out = plain.run(&Limits::default());
             let plain_nodes = plain.stats().nodes_created;
+            // One leaf at a time (what `run` is, with times of 0): the times do not matter.
             let mut one = Search::new(root.clone());
             let mut rng = StdRng::seed_from_u64(seed);
             let out_one = one.run_interleaved(1, &Limits::default(), || rng.random());

@@ -1027,7 +1027,8 @@ pub struct SolveReport {
     /// Search counters over every search run ([`crate::pns::Stats::add_after`]).
     pub stats: crate::pns::Stats,
     /// Transposition-table entries at the end of the search that had most (the searches run
-    /// one after the other: the main search, then with `all_moves` one per open move).
+    /// one after the other: the main search, then one per open move where `all_moves` is on
+    /// or the proof named no winning move).
     pub tt_entries: usize,
     /// Approximate peak bytes of a DAG and its table, over the searches run (the most memory
     /// the solve held at once).

@@ -374,7 +374,12 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
             let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
             let start = Instant::now();
-            let solved = solve_on(&crate::problems::ServerArgs::local(&embedded.url), spec).await;
+            let solved = solve_on(
+                &crate::problems::ServerArgs::local(&embedded.url),
+                spec,
+                false,
+            )
+            .await;
             let wall = start.elapsed().as_secs_f64();
             embedded.stop().await?;
             let (_, p) = solved?;

@@ -376,7 +376,7 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
         }
     };
     let outcome = tokio::select! {
-        r = solve_on(&server, spec) => r,
+        r = solve_on(&server, spec, embedded.is_none()) => r,
         () = async { let _ = tokio::signal::ctrl_c().await; } => Err(anyhow::anyhow!(
             "interrupted; rerun the same command to resume{}",
             if embedded.is_some() { format!(" (data directory {})", opts.data_dir.display()) } else { String::new() }
@@ -398,10 +398,13 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
     Ok(())
 }
 
-/// Submits (idempotently: a rerun names the same problem) and watches to the end.
+/// Submits (idempotently: a rerun names the same problem) and watches to the end; with
+/// `announce`, says on stderr which problem it waits for, and where (a remote coordinator's
+/// problem waits for workers the user starts, with no progress shown off a terminal).
 pub async fn solve_on(
     server: &ServerArgs,
     spec: v1::ProblemSpec,
+    announce: bool,
 ) -> anyhow::Result<(String, v1::Problem)> {
     let mut c = connect(server).await?;
     let request_id = format!("solve-{:016x}", fnv1a(&format!("{spec:?}")));
@@ -414,6 +417,12 @@ pub async fn solve_on(
         .map_err(server_error)?
         .into_inner()
         .problem_id;
+    if announce {
+        eprintln!(
+            "problem {id} on {}: waiting for its workers to solve it",
+            server.server
+        );
+    }
     let p = watch(&mut c, &id, false).await?;
     Ok((id, p))
 }

@@ -256,6 +256,18 @@ fn submit_watch_status_result_list_cancel_against_a_server() {
         err.starts_with("error: server: InvalidArgument: problem_id"),
         "{err}"
     );
+    // A solve on the server names the problem it waits for on stderr.
+    let o = solver(&[&["seven", "solve", "--cols", "8"][..], &s].concat());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        o.status.success() && err.starts_with(&format!("problem 3 on {url}: waiting")),
+        "{err}"
+    );
+    assert!(
+        stdout(&o).contains("winner:         maker"),
+        "{}",
+        stdout(&o)
+    );
 }
 
 #[test]

@@ -63,8 +63,11 @@ pub enum Command {
     },
 }
 
-/// Arguments of `solver seven solve`.
+/// Arguments of `solver seven solve`. The options of the engine alone (group `engine`) and
+/// those of a coordinator (`--server`, `--job-budget`, and the embedded one's `--data-dir` and
+/// `--workers`) exclude each other, as do `--server` and the embedded coordinator's.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("engine").multiple(true).args(["direct", "max_nodes", "all_moves", "jsonl"])))]
 pub struct SolveArgs {
     /// Board width n, 4..=32 (required unless --jsonl).
     #[arg(long, required_unless_present = "jsonl")]
@@ -82,33 +85,33 @@ pub struct SolveArgs {
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
     /// Run the PNS+ engine alone in this process: no coordinator, no data directory.
-    #[arg(long, conflicts_with_all = ["server", "workers"])]
+    #[arg(long)]
     pub direct: bool,
     /// Stop once the search's DAG holds this many nodes (the verdict is then "unknown").
     /// Implies --direct.
-    #[arg(long, conflicts_with_all = ["server", "workers"])]
+    #[arg(long)]
     pub max_nodes: Option<u64>,
     /// Prove or refute every move of the side to move, not just the ones the proof needs.
     /// Implies --direct.
-    #[arg(long, conflicts_with_all = ["server", "workers"])]
+    #[arg(long)]
     pub all_moves: bool,
     /// Solve one position per line of this file (fields n, board, to_move, optional id) and
     /// print one JSON result per line. Implies --direct.
-    #[arg(long, conflicts_with_all = ["cols", "board", "server", "workers"])]
+    #[arg(long, conflicts_with_all = ["cols", "board"])]
     pub jsonl: Option<std::path::PathBuf>,
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["engine", "data_dir", "workers"])]
     pub server: Option<String>,
     #[command(flatten)]
     pub access: crate::problems::Access,
     /// The embedded coordinator's RocksDB data directory; a rerun on it resumes the solve.
-    #[arg(long, default_value = "solver-data")]
+    #[arg(long, default_value = "solver-data", conflicts_with = "engine")]
     pub data_dir: std::path::PathBuf,
     /// Search slots of the embedded coordinator's local worker (default: the number of cores).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "server")]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "engine")]
     pub workers: Option<u32>,
     /// Node budget of one worker job (0 = the coordinator's default, 1,000,000).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, conflicts_with = "engine")]
     pub job_budget: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]

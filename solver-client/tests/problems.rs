@@ -162,6 +162,7 @@ fn a_bad_board_exits_2_naming_the_problem() {
         ["--max-nodes", "10"],
         ["--all-moves", "--direct"],
         ["--workers", "2"],
+        ["--data-dir", "x"],
     ] {
         let mut args = vec![
             "seven",
@@ -176,6 +177,17 @@ fn a_bad_board_exits_2_naming_the_problem() {
         assert_eq!(o.status.code(), Some(2), "{args:?}");
         assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
     }
+    // Nor do the engine's options and a coordinator's.
+    let o = solver(&[
+        "seven",
+        "solve",
+        "--cols",
+        "8",
+        "--direct",
+        "--job-budget",
+        "5",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
 }
 
 #[test]

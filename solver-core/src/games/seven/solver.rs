@@ -1031,7 +1031,7 @@ pub struct SolveReport {
     /// or the proof named no winning move).
     pub tt_entries: usize,
     /// Approximate peak bytes of a DAG and its table, over the searches run (the most memory
-    /// the solve held at once).
+    /// the solve held at once): `stats.peak_bytes`, each search's sampled at its end too.
     pub approx_bytes: usize,
 }
 
@@ -1062,7 +1062,6 @@ pub fn solve(
         .map(|c| c.mv)
         .collect();
     let mut tt_entries = search.table_len();
-    let mut approx_bytes = search.approx_bytes().max(stats.peak_bytes as usize);
     drop(search);
     if outcome == Outcome::Solved(mover_wins) && (all_moves || winning_moves.is_empty()) {
         winning_moves.clear();
@@ -1087,7 +1086,6 @@ pub fn solve(
             let st = s.stats();
             stats.add_after(&st);
             tt_entries = tt_entries.max(s.table_len());
-            approx_bytes = approx_bytes.max(s.approx_bytes().max(st.peak_bytes as usize));
             if won {
                 winning_moves.push(cell);
                 if !all_moves {
@@ -1102,7 +1100,7 @@ pub fn solve(
         winning_moves,
         stats,
         tt_entries,
-        approx_bytes,
+        approx_bytes: stats.peak_bytes as usize,
     }
 }
 

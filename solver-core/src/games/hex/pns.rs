@@ -304,7 +304,10 @@ pub fn solve_with(
         solver::Outcome::Solved(mut s) => {
             s.nodes += proof_nodes;
             if opts.all_moves {
-                debug_assert_eq!(winning_moves.is_empty(), s.winner != to_move);
+                // A board already connected has no winning moves, whoever is to move.
+                debug_assert!(
+                    board.winner().is_some() || winning_moves.is_empty() == (s.winner != to_move)
+                );
                 s.winning_moves = Some(winning_moves);
             }
             solver::Outcome::Solved(s)
@@ -507,6 +510,30 @@ mod tests {
             .map(|c| c.name())
             .collect();
         assert_eq!(names, ["d1", "c2", "b3", "a4"]);
+    }
+
+    #[test]
+    fn a_connected_board_has_its_winner_and_no_moves() {
+        let opts = SolveOptions {
+            all_moves: true,
+            ..SolveOptions::default()
+        };
+        let boards: [(usize, &[&str], Color); 3] = [
+            (1, &["B"], Color::Black),
+            (2, &["B.", "B."], Color::Black),
+            (2, &["WW", ".."], Color::White),
+        ];
+        for (n, rows, winner) in boards {
+            let board = Board::parse(n, rows).expect("valid");
+            for to_move in [Color::Black, Color::White] {
+                let Solved(s) = solve(&board, to_move, &opts) else {
+                    panic!("no budget was set");
+                };
+                assert_eq!(s.winner, winner, "{rows:?}, {to_move:?} to move");
+                assert_eq!(s.winning_move, None, "{rows:?}, {to_move:?} to move");
+                assert_eq!(s.winning_moves, Some(Vec::new()), "{rows:?}");
+            }
+        }
     }
 
     #[test]

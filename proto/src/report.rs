@@ -1,5 +1,26 @@
 //! How the binaries (`solver`, `solver-server`, `solver-worker`) print the error that stops
-//! them: one line, each cause once.
+//! them: one line, each cause once; and how long an error's text may be on the wire.
+
+use std::borrow::Cow;
+
+/// Most bytes of a failed job's message (`ReportRequest.error`); a longer one is
+/// `INVALID_ARGUMENT`, so a worker sends its message [`shortened`] to this.
+pub const MAX_JOB_ERROR_BYTES: usize = 4096;
+
+/// `text` if it has at most `max` bytes, else its first characters within `max` bytes (at
+/// least 32) followed by `... (N bytes in all)`: for error texts that may quote what a user
+/// sent, which can be megabytes.
+pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let tail = format!("... ({} bytes in all)", text.len());
+    let mut cut = max.saturating_sub(tail.len()).max(32).min(text.len());
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    Cow::Owned(format!("{}{tail}", &text[..cut]))
+}
 
 /// The exit status of a binary whose `run` returned `result` (an `anyhow::Result`, say): 0, or
 /// 1 after `error: ` and [`error_line`] on stderr.
@@ -36,6 +57,16 @@ pub fn error_line(err: &(dyn std::error::Error + 'static)) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_text_is_shortened_at_a_character_boundary() {
+        assert_eq!(shortened("short", 10), "short");
+        let long = "é".repeat(1000);
+        let s = shortened(&long, 100);
+        assert!(s.len() <= 100, "{} bytes", s.len());
+        assert!(s.ends_with("... (2000 bytes in all)"), "{s}");
+        assert!(s.starts_with("éé"));
+    }
 
     #[derive(Debug, thiserror::Error)]
     #[error("cannot open {path}: {source}")]

@@ -26,9 +26,15 @@ pub enum Error {
     Internal(String),
 }
 
+/// Most bytes of a status message: a message may quote what the request sent (an id, a name),
+/// and a client refuses a status whose message is longer than its header limit (16 KiB for
+/// many), so a longer message is [`shortened`](solver_proto::report::shortened).
+pub const MAX_STATUS_MESSAGE_BYTES: usize = 1024;
+
 impl From<Error> for tonic::Status {
     fn from(e: Error) -> Self {
         let msg = e.to_string();
+        let msg = solver_proto::report::shortened(&msg, MAX_STATUS_MESSAGE_BYTES).into_owned();
         match e {
             Error::InvalidArgument(_) => tonic::Status::invalid_argument(msg),
             Error::NotFound(_) => tonic::Status::not_found(msg),

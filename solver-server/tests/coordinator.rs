@@ -482,6 +482,21 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         assert_eq!(err.code(), Code::InvalidArgument, "{bad:?}");
         assert!(err.message().starts_with("problem_id"), "{}", err.message());
     }
+    // A message quoting a huge value is cut short (a client refuses a long status message).
+    let err = s
+        .get_problem(v1::GetProblemRequest {
+            problem_id: "x".repeat(1 << 20),
+        })
+        .await
+        .expect_err("bad id");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().starts_with("problem_id"), "{}", err.message());
+    assert!(err.message().len() <= 1024, "{} bytes", err.message().len());
+    assert!(
+        err.message().ends_with(" bytes in all)"),
+        "{}",
+        err.message()
+    );
     let err = s
         .get_problem(v1::GetProblemRequest {
             problem_id: "42".into(),
@@ -489,6 +504,35 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         .await
         .expect_err("unknown id");
     assert_eq!(err.code(), Code::NotFound);
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "w".into(),
+            job_id: "1".into(),
+            error: "x".repeat(4097),
+            ..Default::default()
+        })
+        .await
+        .expect_err("a long error");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().starts_with("error"), "{}", err.message());
+    for too_many in [
+        w.heartbeat(v1::HeartbeatRequest {
+            worker: "w".into(),
+            job_ids: vec!["1".into(); 4097],
+        })
+        .await
+        .map(|_| ()),
+        w.abandon(v1::AbandonRequest {
+            worker: "w".into(),
+            job_ids: vec!["1".into(); 4097],
+        })
+        .await
+        .map(|_| ()),
+    ] {
+        let err = too_many.expect_err("4,097 job ids");
+        assert_eq!(err.code(), Code::InvalidArgument);
+        assert!(err.message().starts_with("job_ids"), "{}", err.message());
+    }
     let err = w
         .report(v1::ReportRequest {
             worker: "w".into(),

@@ -31,6 +31,7 @@ use std::time::Duration;
 use backon::{ExponentialBuilder, Retryable};
 use clap::Parser;
 use solver_proto::auth::BearerToken;
+use solver_proto::report::{MAX_JOB_ERROR_BYTES, shortened};
 use solver_proto::v1::{self, work_client::WorkClient};
 use tokio_util::sync::CancellationToken;
 use tonic::Status;
@@ -673,7 +674,7 @@ fn failed(job: &v1::Job, error: String) -> v1::ReportRequest {
     warn!(error = %error, "job failed");
     v1::ReportRequest {
         job_id: job.job_id.clone(),
-        error,
+        error: shortened(&error, MAX_JOB_ERROR_BYTES).into_owned(),
         ..Default::default()
     }
 }

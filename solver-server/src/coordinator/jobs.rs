@@ -6,6 +6,7 @@ use std::sync::Arc;
 use solver_core::games::seven::Key;
 use solver_core::pns::{INFINITY, Number, Value};
 use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
+use solver_proto::report::MAX_JOB_ERROR_BYTES;
 use solver_proto::v1;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
@@ -24,6 +25,8 @@ pub const MAX_JOBS_PER_LEASE: u32 = 256;
 pub const MAX_REPORT_CHILDREN: usize = 1024;
 /// Most solved positions one report may carry.
 pub const MAX_REPORT_SOLVED: usize = 100_000;
+/// Most job ids one `Heartbeat` or `Abandon` call may name.
+pub const MAX_JOB_IDS: usize = 4096;
 
 fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
     super::parse_digits(raw)
@@ -88,6 +91,12 @@ fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
                 "{} positions; at most {MAX_REPORT_SOLVED}",
                 req.solved.len()
             ),
+        ));
+    }
+    if req.error.len() > MAX_JOB_ERROR_BYTES {
+        return Err(invalid(
+            "error",
+            format!("{} bytes; at most {MAX_JOB_ERROR_BYTES}", req.error.len()),
         ));
     }
     if !req.error.is_empty() && req.maker_wins.is_some() {
@@ -253,6 +262,12 @@ impl Coordinator {
         job_ids: &[String],
     ) -> Result<(std::sync::MutexGuard<'_, State>, Vec<u64>), Error> {
         check_name("worker", worker, false)?;
+        if job_ids.len() > MAX_JOB_IDS {
+            return Err(invalid(
+                "job_ids",
+                format!("{} ids; at most {MAX_JOB_IDS}", job_ids.len()),
+            ));
+        }
         let jobs = job_ids
             .iter()
             .enumerate()
@@ -355,7 +370,8 @@ impl Coordinator {
         self.wake_moves(&st);
         metrics::counter!("solver_reports_total", "applied" => applied.to_string()).increment(1);
         if !req.error.is_empty() {
-            warn!(job = r.job, worker = %req.worker, error = %req.error, "job failed");
+            // Quoted: the text is the worker's, and may hold line breaks or control characters.
+            warn!(job = r.job, worker = %req.worker, error = ?req.error, "job failed");
         }
         drop(st);
         self.work_may_be_free();

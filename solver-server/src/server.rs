@@ -175,7 +175,7 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection)
         .add_service(InterceptedService::new(
-            RulesServer::new(RulesService).max_decoding_message_size(MAX_MESSAGE_BYTES),
+            RulesServer::new(RulesService::default()).max_decoding_message_size(MAX_MESSAGE_BYTES),
             client_auth.clone(),
         ))
         .add_service(InterceptedService::new(

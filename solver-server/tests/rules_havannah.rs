@@ -31,7 +31,7 @@ fn ring_request() -> CheckHavannahWinRequest {
 }
 
 async fn call(req: CheckHavannahWinRequest) -> Result<CheckHavannahWinResponse, tonic::Status> {
-    RulesService
+    RulesService::default()
         .check_havannah_win(Request::new(req))
         .await
         .map(|r| r.into_inner())
@@ -129,7 +129,7 @@ async fn over_loopback_grpc() {
     let addr = listener.local_addr().expect("addr");
     let server = tokio::spawn(
         tonic::transport::Server::builder()
-            .add_service(RulesServer::new(RulesService))
+            .add_service(RulesServer::new(RulesService::default()))
             .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
     );
     let mut client = RulesClient::connect(format!("http://{addr}"))

@@ -26,7 +26,7 @@ fn solve_req(rows: &[&str], to_move: HexColor, all_moves: bool) -> SolveHexReque
 
 #[tokio::test]
 async fn check_reports_the_connected_side_and_its_chain() {
-    let svc = RulesService;
+    let svc = RulesService::default();
     let req = CheckHexWinRequest {
         board: board(&["W..WW", "W.W..", "WW...", ".....", "....."]),
     };
@@ -55,7 +55,7 @@ async fn check_reports_the_connected_side_and_its_chain() {
 #[tokio::test]
 async fn solve_gives_every_winning_opening_of_the_empty_4x4() {
     let req = solve_req(&["....", "....", "....", "...."], HexColor::Black, true);
-    let a = RulesService
+    let a = RulesService::default()
         .solve_hex(Request::new(req))
         .await
         .expect("valid")
@@ -79,7 +79,7 @@ async fn solve_reports_unknown_when_the_budget_runs_out() {
         false,
     );
     req.max_nodes = 5;
-    let a = RulesService
+    let a = RulesService::default()
         .solve_hex(Request::new(req))
         .await
         .expect("valid")
@@ -89,7 +89,7 @@ async fn solve_reports_unknown_when_the_budget_runs_out() {
 }
 
 async fn solve_error(req: SolveHexRequest) -> String {
-    let e = RulesService
+    let e = RulesService::default()
         .solve_hex(Request::new(req))
         .await
         .expect_err("malformed");
@@ -98,7 +98,7 @@ async fn solve_error(req: SolveHexRequest) -> String {
 }
 
 async fn check_error(board: Option<HexBoard>) -> String {
-    let e = RulesService
+    let e = RulesService::default()
         .check_hex_win(Request::new(CheckHexWinRequest { board }))
         .await
         .expect_err("malformed");
@@ -159,4 +159,35 @@ async fn malformed_solve_options_are_invalid_argument_naming_the_field() {
     let mut req = solve_req(&["..", ".."], HexColor::Black, false);
     req.board = None;
     assert!(solve_error(req).await.starts_with("board:"));
+}
+
+/// A search whose request is dropped (the client cancelled, or its deadline passed) stops, and
+/// its turn among the server's concurrent searches (one per core) comes free: with every turn
+/// taken by a dropped search of the empty 11x11 board (a minute allowed, far from solved in
+/// that time), a small board is answered within 20 s only if those searches stopped.
+#[tokio::test]
+async fn a_dropped_solve_stops_its_search_and_frees_its_turn() {
+    let svc = RulesService::default();
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let row = ".".repeat(11);
+    let mut long = solve_req(&[row.as_str(); 11], HexColor::Black, true);
+    long.time_limit_ms = 60_000;
+    for _ in 0..cores {
+        let (svc, req) = (svc.clone(), long.clone());
+        let task = tokio::spawn(async move { svc.solve_hex(Request::new(req)).await });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        task.abort();
+        assert!(task.await.expect_err("aborted").is_cancelled());
+    }
+    let small = solve_req(&["."], HexColor::White, false);
+    let answer = tokio::time::timeout(
+        std::time::Duration::from_secs(20),
+        svc.solve_hex(Request::new(small)),
+    )
+    .await
+    .expect("a turn came free: the dropped searches stopped")
+    .expect("valid")
+    .into_inner();
+    assert_eq!(answer.status, i32::from(HexSolveStatus::Solved));
+    assert_eq!(answer.winner, i32::from(HexColor::White));
 }

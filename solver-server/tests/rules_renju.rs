@@ -48,7 +48,7 @@ fn double_three() -> Vec<String> {
 
 #[tokio::test]
 async fn check_answers_known_positions() {
-    let s = RulesService;
+    let s = RulesService::default();
     let r = s
         .check_renju(Request::new(req(
             double_three(),
@@ -105,7 +105,7 @@ async fn forbidden_map_lists_every_kind() {
         (7, ".....XX"),
         (14, "OOOO"),
     ]);
-    let r = RulesService
+    let r = RulesService::default()
         .renju_forbidden_map(Request::new(RenjuForbiddenMapRequest { board: b }))
         .await
         .expect("valid")
@@ -134,7 +134,7 @@ async fn forbidden_map_lists_every_kind() {
 }
 
 async fn check_err(r: CheckRenjuRequest) -> tonic::Status {
-    RulesService
+    RulesService::default()
         .check_renju(Request::new(r))
         .await
         .expect_err("malformed input is rejected")
@@ -233,7 +233,7 @@ async fn malformed_inputs_are_invalid_argument_naming_the_field() {
         b[14] = "..............#".into();
         b
     }] {
-        let s = RulesService
+        let s = RulesService::default()
             .renju_forbidden_map(Request::new(RenjuForbiddenMapRequest { board: b }))
             .await
             .expect_err("malformed board");

@@ -86,7 +86,7 @@ pub fn check_answer(board: &Board) -> v1::CheckHexWinResponse {
 }
 
 /// A validated `SolveHex` request.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SolveQuery {
     /// The board.
     pub board: Board,

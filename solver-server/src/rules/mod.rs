@@ -6,13 +6,29 @@ mod hex;
 mod renju;
 mod seven;
 
+use std::sync::Arc;
+
 use solver_proto::v1::rules_server::Rules;
 use solver_proto::v1::*;
+use tokio::sync::Semaphore;
 use tonic::{Request, Response, Status};
 
-/// The `solver.v1.Rules` service. It holds no state: every answer depends on the request alone.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RulesService;
+/// The `solver.v1.Rules` service. Every answer depends on the request alone; the service holds
+/// only the turns of the Hex searches.
+#[derive(Debug, Clone)]
+pub struct RulesService {
+    /// One permit per core: Hex searches run at most this many at once ([`hex::solve`]).
+    searches: Arc<Semaphore>,
+}
+
+impl Default for RulesService {
+    fn default() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Self {
+            searches: Arc::new(Semaphore::new(cores)),
+        }
+    }
+}
 
 #[tonic::async_trait]
 impl Rules for RulesService {
@@ -62,6 +78,8 @@ impl Rules for RulesService {
         &self,
         req: Request<SolveHexRequest>,
     ) -> Result<Response<SolveHexResponse>, Status> {
-        Ok(Response::new(hex::solve(req.into_inner()).await?))
+        Ok(Response::new(
+            hex::solve(req.into_inner(), Arc::clone(&self.searches)).await?,
+        ))
     }
 }

@@ -267,9 +267,10 @@ pub fn solve(board: &Board, to_move: Color, opts: &SolveOptions) -> solver::Outc
 ///    ([`Solver::set_winners`]), follows the proof and returns the winner's carrier with a
 ///    winning move. It is sound on its own: the first pass only makes it cheap.
 ///
-/// `opts.max_nodes` bounds both passes together (DAG nodes created plus search nodes) and
-/// `opts.deadline` both; `opts.max_bytes` caps the DAG ([`DEFAULT_MAX_BYTES`] when `None`) and
-/// `opts.tt_bits` the second pass's table (16 MiB when `None`). [`solver::Solution::nodes`]
+/// `opts.max_nodes` bounds both passes together (DAG nodes created plus search nodes), and
+/// `opts.deadline` and `opts.cancel` both; `opts.max_bytes` caps the DAG
+/// ([`DEFAULT_MAX_BYTES`] when `None`) and `opts.tt_bits` the second pass's table (16 MiB when
+/// `None`). [`solver::Solution::nodes`]
 /// counts both passes.
 pub fn solve_with(
     board: &Board,
@@ -281,6 +282,7 @@ pub fn solve_with(
         max_nodes: opts.max_nodes,
         deadline: opts.deadline,
         max_bytes: Some(opts.max_bytes.unwrap_or(DEFAULT_MAX_BYTES)),
+        cancel: opts.cancel.clone(),
         ..Limits::default()
     };
     let (winners, winning_moves, proof_nodes) = if board.winner().is_some() {
@@ -295,6 +297,7 @@ pub fn solve_with(
         all_moves: false,
         max_nodes: opts.max_nodes.map(|m| m.saturating_sub(proof_nodes)),
         deadline: opts.deadline,
+        cancel: opts.cancel.clone(),
         tt_bits: Some(opts.tt_bits.unwrap_or(CARRIER_TT_BITS)),
         max_bytes: None,
     };

@@ -18,6 +18,8 @@
 //! in the seed. The search counts nodes and stops with "unknown" when a node budget or a
 //! deadline is spent.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use rustc_hash::FxHashMap;
@@ -28,7 +30,7 @@ use super::geometry::Geometry;
 use super::vc;
 
 /// Limits and options of one [`solve`] call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct SolveOptions {
     /// Also find the complete list of winning moves of the side to move.
     pub all_moves: bool,
@@ -36,6 +38,9 @@ pub struct SolveOptions {
     pub max_nodes: Option<u64>,
     /// Stop with [`Outcome::Unknown`] at this instant (checked every 1024 nodes).
     pub deadline: Option<Instant>,
+    /// Stop with [`Outcome::Unknown`] once this is set (checked with the deadline): for a
+    /// caller that no longer wants the answer.
+    pub cancel: Option<Arc<AtomicBool>>,
     /// The transposition table holds `2^tt_bits` entries of 64 bytes; `None` picks a size
     /// from the board side (16 KiB on 3x3 up to 256 MiB from 6x6 on).
     pub tt_bits: Option<u32>,
@@ -110,6 +115,7 @@ pub struct Solver {
     nodes: u64,
     max_nodes: u64,
     deadline: Option<Instant>,
+    cancel: Option<Arc<AtomicBool>>,
     /// See [`Solver::set_winners`].
     winners: Winners,
 }
@@ -143,6 +149,7 @@ impl Solver {
             nodes: 0,
             max_nodes: opts.max_nodes.unwrap_or(u64::MAX),
             deadline: opts.deadline,
+            cancel: opts.cancel.clone(),
             winners: Winners::default(),
         }
     }
@@ -247,8 +254,11 @@ impl Solver {
             return Err(OutOfBudget);
         }
         if self.nodes & 1023 == 0
-            && let Some(deadline) = self.deadline
-            && Instant::now() >= deadline
+            && (self.deadline.is_some_and(|d| Instant::now() >= d)
+                || self
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Relaxed)))
         {
             return Err(OutOfBudget);
         }

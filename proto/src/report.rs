@@ -7,15 +7,15 @@ use std::borrow::Cow;
 /// `INVALID_ARGUMENT`, so a worker sends its message [`shortened`] to this.
 pub const MAX_JOB_ERROR_BYTES: usize = 4096;
 
-/// `text` if it has at most `max` bytes, else its first characters within `max` bytes (at
-/// least 32) followed by `... (N bytes in all)`: for error texts that may quote what a user
-/// sent, which can be megabytes.
+/// `text` if it has at most `max` bytes, else its first characters followed by `... (N bytes
+/// in all)`, within `max` bytes (for a `max` of at least 48, which that ending fits in): for
+/// error texts that may quote what a user sent, which can be megabytes.
 pub fn shortened(text: &str, max: usize) -> Cow<'_, str> {
     if text.len() <= max {
         return Cow::Borrowed(text);
     }
     let tail = format!("... ({} bytes in all)", text.len());
-    let mut cut = max.saturating_sub(tail.len()).max(32).min(text.len());
+    let mut cut = max.saturating_sub(tail.len());
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }

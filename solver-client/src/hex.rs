@@ -14,7 +14,6 @@ use std::time::Instant;
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
 use solver_core::games::hex::Board;
-use solver_core::games::hex::pns;
 use solver_proto::convert::hex as conv;
 use solver_proto::v1::{
     CheckHexWinRequest, CheckHexWinResponse, HexBoard, HexCell, HexColor, HexSolveStatus,
@@ -114,12 +113,9 @@ async fn check(
 
 async fn solve(backend: &mut Backend, req: SolveHexRequest) -> anyhow::Result<SolveHexResponse> {
     let local = |req: SolveHexRequest| {
-        let q = conv::SolveQuery::try_from(&req).map_err(usage)?;
         let start = Instant::now();
-        let mut opts = q.options;
-        opts.deadline = Some(start + q.time_limit);
-        let outcome = pns::solve(&q.board, q.to_move, &opts);
-        Ok(conv::solve_answer(&outcome, start.elapsed()))
+        let q = conv::SolveQuery::try_from(&req).map_err(usage)?;
+        Ok(q.solve(start, None))
     };
     backend
         .answer(req, local, async |c, req| c.solve_hex(req).await)

@@ -21,7 +21,8 @@ pub enum Error {
     /// The entity to create exists already with other contents (a reused request id).
     #[error("{0}")]
     AlreadyExists(String),
-    /// The server failed (storage); the request may be retried.
+    /// The server failed: its store (the request may be retried), or a bug (a panic in a
+    /// search thread).
     #[error("{0}")]
     Internal(String),
 }

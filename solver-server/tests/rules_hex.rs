@@ -161,33 +161,41 @@ async fn malformed_solve_options_are_invalid_argument_naming_the_field() {
     assert!(solve_error(req).await.starts_with("board:"));
 }
 
-/// A search whose request is dropped (the client cancelled, or its deadline passed) stops, and
-/// its turn among the server's concurrent searches (one per core) comes free: with every turn
-/// taken by a dropped search of the empty 11x11 board (a minute allowed, far from solved in
-/// that time), a small board is answered within 20 s only if those searches stopped.
+/// The server runs at most its number of Hex searches at once: with one turn, a request that
+/// waits past its time limit behind a running search is answered "unknown" without a search;
+/// and a search whose request is dropped (the client cancelled, or its deadline passed) stops
+/// and frees its turn, so the next request is answered (the dropped search, of the empty 11x11
+/// board with a minute allowed, would hold the turn for that minute otherwise).
 #[tokio::test]
-async fn a_dropped_solve_stops_its_search_and_frees_its_turn() {
-    let svc = RulesService::default();
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+async fn solves_wait_for_a_turn_and_a_dropped_one_frees_it() {
+    let svc = RulesService::new(1);
     let row = ".".repeat(11);
     let mut long = solve_req(&[row.as_str(); 11], HexColor::Black, true);
     long.time_limit_ms = 60_000;
-    for _ in 0..cores {
-        let (svc, req) = (svc.clone(), long.clone());
-        let task = tokio::spawn(async move { svc.solve_hex(Request::new(req)).await });
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        task.abort();
-        assert!(task.await.expect_err("aborted").is_cancelled());
-    }
-    let small = solve_req(&["."], HexColor::White, false);
-    let answer = tokio::time::timeout(
-        std::time::Duration::from_secs(20),
-        svc.solve_hex(Request::new(small)),
-    )
-    .await
-    .expect("a turn came free: the dropped searches stopped")
-    .expect("valid")
-    .into_inner();
+    let task = {
+        let svc = svc.clone();
+        tokio::spawn(async move { svc.solve_hex(Request::new(long)).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let mut small = solve_req(&["."], HexColor::White, false);
+    small.time_limit_ms = 500;
+    let waited = svc
+        .solve_hex(Request::new(small.clone()))
+        .await
+        .expect("valid")
+        .into_inner();
+    assert_eq!(waited.status, i32::from(HexSolveStatus::Unknown));
+    assert_eq!(waited.nodes, 0);
+    assert!(waited.time_ms >= 500, "{} ms", waited.time_ms);
+
+    task.abort();
+    assert!(task.await.expect_err("aborted").is_cancelled());
+    small.time_limit_ms = 20_000;
+    let answer = svc
+        .solve_hex(Request::new(small))
+        .await
+        .expect("valid")
+        .into_inner();
     assert_eq!(answer.status, i32::from(HexSolveStatus::Solved));
     assert_eq!(answer.winner, i32::from(HexColor::White));
 }

@@ -1,8 +1,11 @@
 //! Hex conversions: wire boards, sides and solve requests into validated domain values, and
 //! solver answers back into wire responses (shared by the server and the in-process client).
 
-use std::time::Duration;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
+use solver_core::games::hex::pns;
 use solver_core::games::hex::solver::{Outcome, SolveOptions};
 use solver_core::games::hex::{Board, Cell, Color};
 
@@ -85,6 +88,20 @@ pub fn check_answer(board: &Board) -> v1::CheckHexWinResponse {
     }
 }
 
+impl SolveQuery {
+    /// Runs the search of a request that arrived at `start` (its time limit counts from then)
+    /// and answers it; it stops early, "unknown", once `cancel` is set.
+    pub fn solve(self, start: Instant, cancel: Option<Arc<AtomicBool>>) -> v1::SolveHexResponse {
+        let opts = SolveOptions {
+            deadline: Some(start + self.time_limit),
+            cancel,
+            ..self.options
+        };
+        let outcome = pns::solve(&self.board, self.to_move, &opts);
+        solve_answer(&outcome, start.elapsed())
+    }
+}
+
 /// A validated `SolveHex` request.
 #[derive(Debug, Clone)]
 pub struct SolveQuery {
@@ -92,7 +109,7 @@ pub struct SolveQuery {
     pub board: Board,
     /// The side to move.
     pub to_move: Color,
-    /// Solver options (all moves, node limit); the deadline is set by whoever runs it.
+    /// Solver options (all moves, node limit); [`SolveQuery::solve`] sets the deadline.
     pub options: SolveOptions,
     /// Wall-clock budget.
     pub time_limit: Duration,

@@ -283,8 +283,8 @@ impl Coordinator {
     /// Renews the worker's leases and names the jobs to stop (`Work.Heartbeat`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a bad worker name or job id; `FAILED_PRECONDITION` when a job is
-    /// leased to another worker.
+    /// `INVALID_ARGUMENT` for a bad worker name or job id, or more than 4,096 ids;
+    /// `FAILED_PRECONDITION` when a job is leased to another worker.
     pub fn heartbeat(&self, req: v1::HeartbeatRequest) -> Result<v1::HeartbeatResponse, Error> {
         let deadline = Instant::now() + self.config.lease;
         let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
@@ -315,7 +315,8 @@ impl Coordinator {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` naming the field for malformed positions or counts, children that
-    /// are not successors of the leaf or of another width; `NOT_FOUND` for a job id never
+    /// are not successors of the leaf or of another width, an `error` longer than
+    /// [`MAX_JOB_ERROR_BYTES`]; `NOT_FOUND` for a job id never
     /// handed out; `FAILED_PRECONDITION` when the job is leased to another worker; `INTERNAL`
     /// when the store fails.
     pub fn report(&self, req: v1::ReportRequest) -> Result<v1::ReportResponse, Error> {

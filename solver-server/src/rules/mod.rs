@@ -21,12 +21,19 @@ pub struct RulesService {
     searches: Arc<Semaphore>,
 }
 
+impl RulesService {
+    /// A service that runs at most `searches` Hex searches at once (at least 1).
+    pub fn new(searches: usize) -> Self {
+        Self {
+            searches: Arc::new(Semaphore::new(searches.max(1))),
+        }
+    }
+}
+
+/// One Hex search per core.
 impl Default for RulesService {
     fn default() -> Self {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Self {
-            searches: Arc::new(Semaphore::new(cores)),
-        }
+        Self::new(std::thread::available_parallelism().map_or(1, |n| n.get()))
     }
 }
 

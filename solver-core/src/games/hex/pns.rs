@@ -550,6 +550,25 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_solve_gives_unknown() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let board = Board::empty(4).expect("valid");
+        for all_moves in [false, true] {
+            let opts = SolveOptions {
+                all_moves,
+                cancel: Some(Arc::new(AtomicBool::new(true))),
+                ..SolveOptions::default()
+            };
+            let out = solve(&board, Color::Black, &opts);
+            assert!(
+                matches!(out, solver::Outcome::Unknown { .. }),
+                "all_moves {all_moves}: {out:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_budget_gives_unknown() {
         let board = Board::empty(5).expect("valid");
         let opts = SolveOptions {

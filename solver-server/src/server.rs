@@ -247,10 +247,17 @@ async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
         }
         let (c, flag) = (Arc::clone(&coordinator), Arc::clone(&cancel));
         let mut search = tokio::task::spawn_blocking(move || c.name_winning_moves(&flag));
+        let stopping = async {
+            tokio::select! {
+                () = stop.cancelled() => {}
+                () = failure.cancelled() => {}
+            }
+        };
         let result = tokio::select! {
             r = &mut search => r,
-            () = stop.cancelled() => {
+            () = stopping => {
                 cancel.store(true, Ordering::Relaxed);
+                coordinator.stop_moves_search();
                 search.await
             }
         };

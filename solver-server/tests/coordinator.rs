@@ -946,18 +946,54 @@ async fn a_store_failure_stops_the_server_with_an_error() {
 /// a Maker win (solved here, all winning moves named), and nothing about its children:
 /// as if a problem had solved it inside one job. Returns the store and the winning moves.
 fn store_knowing_the_root_alone() -> (Arc<MemStore>, Vec<String>) {
+    let store = Arc::new(MemStore::new());
+    know_the_empty_board(&store, 8);
+    (store, n8_winning_moves())
+}
+
+/// Writes to `store`'s table of solved positions that the empty board of width `cols`, Maker
+/// to move, is a Maker win (true for 8..=13), and nothing about its children.
+fn know_the_empty_board(store: &MemStore, cols: u32) {
     use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side};
     use solver_core::pns::Game;
-    let cols = Cols::try_from(8u32).expect("width");
+    let cols = Cols::try_from(cols).expect("width");
     let position = Position::empty(cols, Side::Maker);
     let mut root = SevenGame::new(position, Rules::new(cols, &[])).expect("game");
     assert_eq!(root.simplify(), None, "the reductions do not decide it");
-    let store = Arc::new(MemStore::new());
     let packed = solver_proto::convert::seven::pack_key(&root.key());
     store
         .put(ColumnFamily::Tt, &keys::seven_tt(&packed), &[1])
         .expect("put");
-    (store, n8_winning_moves())
+}
+
+/// Cancelling a problem whose winning moves are being searched stops that search (of the
+/// empty 13-wide board: about 3 M nodes, 15 s or more, otherwise), and the next problem
+/// waiting for its moves is searched.
+#[tokio::test]
+async fn cancelling_a_problem_stops_the_search_of_its_moves() {
+    let store = Arc::new(MemStore::new());
+    know_the_empty_board(&store, 13);
+    know_the_empty_board(&store, 8);
+    let c = Arc::new(Coordinator::open(store, CoordinatorConfig::default()).expect("open"));
+    let long = submit_to(&c, 13, 1_000_000);
+    let short = submit_to(&c, 8, 2_000);
+    let searcher = {
+        let c = Arc::clone(&c);
+        std::thread::spawn(move || c.name_winning_moves(&Arc::default()))
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let p = c.cancel(&long).expect("cancel");
+    assert_eq!(p.status, v1::ProblemStatus::Cancelled as i32);
+    let start = Instant::now();
+    while !searcher.is_finished() {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the search of the cancelled problem's moves goes on"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(searcher.join().expect("no panic").expect("searched"), 1);
+    assert_maker_wins_with(&c, &short, &n8_winning_moves());
 }
 
 /// Every winning first move of the empty 8-wide board, Maker to move (a Maker win), by an

@@ -21,8 +21,8 @@ mod problems;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use rustc_hash::FxHashMap;
@@ -155,6 +155,9 @@ struct State {
     /// Solved problems waiting for a search of their winning first moves, oldest first
     /// ([`Coordinator::name_winning_moves`]).
     moves_wanted: VecDeque<problems::MovesSearch>,
+    /// The problem whose winning moves are being searched, and the flag that stops that search
+    /// (set when the problem is cancelled, or by [`Coordinator::stop_moves_search`]).
+    moves_search: Option<(u64, Arc<AtomicBool>)>,
 }
 
 /// A leased leaf.
@@ -383,7 +386,9 @@ impl Coordinator {
     /// Searches the winning first moves of every solved problem waiting for them, one at a
     /// time and outside the lock (up to four job budgets of nodes each: seconds to minutes),
     /// and ends each problem that is still running with its result. A problem whose search
-    /// `cancel` stopped waits for the next server run. Returns the problems ended.
+    /// `cancel` stopped (set it, then call [`Coordinator::stop_moves_search`]) waits for the
+    /// next server run; the search of a problem cancelled meanwhile stops, and the next
+    /// waiting problem's follows. Returns the problems ended.
     ///
     /// # Errors
     /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]); `INTERNAL` when the store
@@ -391,10 +396,14 @@ impl Coordinator {
     pub fn name_winning_moves(&self, cancel: &Arc<AtomicBool>) -> Result<usize, Error> {
         let mut ended = 0;
         loop {
-            let search = {
+            let (search, stop) = {
                 let mut st = self.lock()?;
+                st.moves_search = None;
+                if cancel.load(Ordering::Relaxed) {
+                    return Ok(ended);
+                }
                 // A problem cancelled while it waited is not searched.
-                loop {
+                let search = loop {
                     match st.moves_wanted.pop_front() {
                         None => return Ok(ended),
                         Some(s) if st.problems.get(&s.id).is_some_and(ProblemState::running) => {
@@ -402,12 +411,17 @@ impl Coordinator {
                         }
                         Some(_) => {}
                     }
-                }
+                };
+                let stop = Arc::new(AtomicBool::new(false));
+                st.moves_search = Some((search.id, Arc::clone(&stop)));
+                (search, stop)
             };
             let budget = self.config.job_budget(search.job_node_budget);
-            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(budget, cancel))) {
+            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(budget, &stop))) {
                 Ok(Some(moves)) => moves,
-                Ok(None) => return Ok(ended),
+                // Cancelled: the problem ended meanwhile (it is not completed below), or the
+                // server stops (checked above).
+                Ok(None) => continue,
                 Err(_) => {
                     error!(
                         problem = search.id,
@@ -427,6 +441,15 @@ impl Coordinator {
                 ended += 1;
             }
             self.write(batch)?;
+        }
+    }
+
+    /// Stops the search of winning moves under way, if any ([`Coordinator::name_winning_moves`]),
+    /// for a server that stops: set its `cancel` first.
+    pub fn stop_moves_search(&self) {
+        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, stop)) = &st.moves_search {
+            stop.store(true, Ordering::Relaxed);
         }
     }
 

@@ -238,6 +238,11 @@ impl Coordinator {
             .get_mut(&id)
             .ok_or_else(|| Error::NotFound(format!("problem {id}")))?;
         if ps.running() {
+            if let Some((searched, stop)) = &st.moves_search
+                && *searched == id
+            {
+                stop.store(true, Ordering::Relaxed);
+            }
             let mut batch = Batch::new();
             end(&mut st, id, v1::ProblemStatus::Cancelled, None, &mut batch);
             self.write(batch)?;

@@ -3,7 +3,9 @@
 //! naming the field.
 
 use solver_proto::v1::rules_server::Rules;
-use solver_proto::v1::{CheckHexWinRequest, HexBoard, HexColor, HexSolveStatus, SolveHexRequest};
+use solver_proto::v1::{
+    CheckHexWinRequest, HexBoard, HexColor, HexSolveStatus, SolveHexRequest, SolveHexResponse,
+};
 use solver_server::rules::RulesService;
 use tonic::{Code, Request};
 
@@ -55,11 +57,7 @@ async fn check_reports_the_connected_side_and_its_chain() {
 #[tokio::test]
 async fn solve_gives_every_winning_opening_of_the_empty_4x4() {
     let req = solve_req(&["....", "....", "....", "...."], HexColor::Black, true);
-    let a = RulesService::default()
-        .solve_hex(Request::new(req))
-        .await
-        .expect("valid")
-        .into_inner();
+    let a = solve(&RulesService::default(), req).await;
     assert_eq!(a.status, i32::from(HexSolveStatus::Solved));
     assert_eq!(a.winner, i32::from(HexColor::Black));
     assert!(a.all_moves);
@@ -79,13 +77,17 @@ async fn solve_reports_unknown_when_the_budget_runs_out() {
         false,
     );
     req.max_nodes = 5;
-    let a = RulesService::default()
-        .solve_hex(Request::new(req))
-        .await
-        .expect("valid")
-        .into_inner();
+    let a = solve(&RulesService::default(), req).await;
     assert_eq!(a.status, i32::from(HexSolveStatus::Unknown));
     assert!(a.winning_move.is_none());
+}
+
+/// The answer of `svc` to a valid `req`.
+async fn solve(svc: &RulesService, req: SolveHexRequest) -> SolveHexResponse {
+    svc.solve_hex(Request::new(req))
+        .await
+        .expect("valid")
+        .into_inner()
 }
 
 async fn solve_error(req: SolveHexRequest) -> String {
@@ -179,11 +181,7 @@ async fn solves_wait_for_a_turn_and_a_dropped_one_frees_it() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let mut small = solve_req(&["."], HexColor::White, false);
     small.time_limit_ms = 500;
-    let waited = svc
-        .solve_hex(Request::new(small.clone()))
-        .await
-        .expect("valid")
-        .into_inner();
+    let waited = solve(&svc, small.clone()).await;
     assert_eq!(waited.status, i32::from(HexSolveStatus::Unknown));
     assert_eq!(waited.nodes, 0);
     assert!(waited.time_ms >= 500, "{} ms", waited.time_ms);
@@ -191,11 +189,7 @@ async fn solves_wait_for_a_turn_and_a_dropped_one_frees_it() {
     task.abort();
     assert!(task.await.expect_err("aborted").is_cancelled());
     small.time_limit_ms = 20_000;
-    let answer = svc
-        .solve_hex(Request::new(small))
-        .await
-        .expect("valid")
-        .into_inner();
+    let answer = solve(&svc, small).await;
     assert_eq!(answer.status, i32::from(HexSolveStatus::Solved));
     assert_eq!(answer.winner, i32::from(HexColor::White));
 }

@@ -364,13 +364,13 @@ pub fn problem_spec(
 
 async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
     let direct = args.direct || args.jsonl.is_some() || args.max_nodes.is_some() || args.all_moves;
+    let board = BoardArgs {
+        cols: args.cols.unwrap_or_default(),
+        board: args.board.clone(),
+        to_move: args.to_move,
+    };
     if !direct {
-        let pos = BoardArgs {
-            cols: args.cols.unwrap_or_default(),
-            board: args.board.clone(),
-            to_move: args.to_move,
-        }
-        .position()?;
+        let pos = board.position()?;
         let disabled = parse_disabled(&args.disable)?;
         if pos.maker_won(&Hypergraph::paper(pos.cols())) {
             return Err(usage("board: Maker already owns an edge; the game is over"));
@@ -405,11 +405,6 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
             ))
         });
     }
-    let board = BoardArgs {
-        cols: args.cols.unwrap_or_default(),
-        board: args.board.clone(),
-        to_move: args.to_move,
-    };
     let pos = board.position()?;
     let report = solve_live(pos, &disabled, &limits, args.all_moves)?;
     if args.json {
@@ -480,7 +475,7 @@ fn solve_json(pos: &Position, r: &SolveReport) -> serde_json::Value {
         "nodes_expanded": r.stats.nodes_expanded,
         "tt_entries": r.tt_entries,
         "time_ms": r.stats.elapsed.as_secs_f64() * 1000.0,
-        "peak_memory_bytes": r.approx_bytes,
+        "peak_memory_bytes": r.stats.peak_bytes,
     });
     if let Outcome::Unknown { pn, dn } = r.outcome {
         out["root_pn"] = json!(pn);
@@ -512,6 +507,6 @@ fn print_report(pos: &Position, r: &SolveReport) {
     outln!("time:           {:.3} s", r.stats.elapsed.as_secs_f64());
     outln!(
         "peak memory:    {:.1} MiB (DAG and table, approximate)",
-        r.approx_bytes as f64 / (1024.0 * 1024.0)
+        r.stats.peak_bytes as f64 / (1024.0 * 1024.0)
     );
 }

@@ -501,11 +501,11 @@ fn all_moves_counts_every_search_and_reports_the_largest_table() {
     assert!(all.winning_moves.len() > main.winning_moves.len());
     assert!(all.stats.nodes_created > main.stats.nodes_created);
     assert!(
-        all.tt_entries > main.tt_entries && all.approx_bytes > main.approx_bytes,
+        all.tt_entries > main.tt_entries && all.stats.peak_bytes > main.stats.peak_bytes,
         "{} / {} entries, {} / {} bytes",
         all.tt_entries,
         main.tt_entries,
-        all.approx_bytes,
-        main.approx_bytes
+        all.stats.peak_bytes,
+        main.stats.peak_bytes
     );
 }

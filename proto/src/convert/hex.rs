@@ -90,7 +90,8 @@ pub fn check_answer(board: &Board) -> v1::CheckHexWinResponse {
 
 impl SolveQuery {
     /// Runs the search of a request that arrived at `start` (its time limit counts from then)
-    /// and answers it; it stops early, "unknown", once `cancel` is set.
+    /// and answers it; it stops early, "unknown", once `cancel` is set. CPU-bound for up to the
+    /// time limit (at most [`MAX_TIME_LIMIT`]): an async caller runs it on a blocking thread.
     pub fn solve(self, start: Instant, cancel: Option<Arc<AtomicBool>>) -> v1::SolveHexResponse {
         let opts = SolveOptions {
             deadline: Some(start + self.time_limit),

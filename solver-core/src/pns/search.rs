@@ -77,15 +77,27 @@ impl Stats {
     /// Adds the counters of `other`, a search run after this one (not beside it): counts and
     /// times add up, peaks take the larger.
     pub fn add_after(&mut self, other: &Stats) {
-        self.nodes_created += other.nodes_created;
-        self.nodes_expanded += other.nodes_expanded;
-        self.tt_hits += other.tt_hits;
-        self.elapsed += other.elapsed;
-        self.peak_nodes = self.peak_nodes.max(other.peak_nodes);
-        self.peak_bytes = self.peak_bytes.max(other.peak_bytes);
-        self.gc_runs += other.gc_runs;
-        self.nodes_freed += other.nodes_freed;
-        self.collapsed += other.collapsed;
+        // Every field named, so that a new one cannot be left out.
+        let Stats {
+            nodes_created,
+            nodes_expanded,
+            tt_hits,
+            elapsed,
+            peak_nodes,
+            peak_bytes,
+            gc_runs,
+            nodes_freed,
+            collapsed,
+        } = *other;
+        self.nodes_created += nodes_created;
+        self.nodes_expanded += nodes_expanded;
+        self.tt_hits += tt_hits;
+        self.elapsed += elapsed;
+        self.peak_nodes = self.peak_nodes.max(peak_nodes);
+        self.peak_bytes = self.peak_bytes.max(peak_bytes);
+        self.gc_runs += gc_runs;
+        self.nodes_freed += nodes_freed;
+        self.collapsed += collapsed;
     }
 }
 

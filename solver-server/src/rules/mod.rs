@@ -17,7 +17,7 @@ use tonic::{Request, Response, Status};
 /// only the turns of the Hex searches.
 #[derive(Debug, Clone)]
 pub struct RulesService {
-    /// One permit per core: Hex searches run at most this many at once ([`hex::solve`]).
+    /// One permit per Hex search that may run at once ([`hex::solve`]; by default one per core).
     searches: Arc<Semaphore>,
 }
 

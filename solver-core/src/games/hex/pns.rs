@@ -285,7 +285,8 @@ pub fn solve_with(
         cancel: opts.cancel.clone(),
         ..Limits::default()
     };
-    let (winners, winning_moves, proof_nodes) = if board.winner().is_some() {
+    let connected = board.winner().is_some();
+    let (winners, winning_moves, proof_nodes) = if connected {
         (Winners::default(), Vec::new(), 0)
     } else {
         match prove(board, to_move, &limits, estimate, opts.all_moves) {
@@ -308,9 +309,7 @@ pub fn solve_with(
             s.nodes += proof_nodes;
             if opts.all_moves {
                 // A board already connected has no winning moves, whoever is to move.
-                debug_assert!(
-                    board.winner().is_some() || winning_moves.is_empty() == (s.winner != to_move)
-                );
+                debug_assert!(connected || winning_moves.is_empty() == (s.winner != to_move));
                 s.winning_moves = Some(winning_moves);
             }
             solver::Outcome::Solved(s)

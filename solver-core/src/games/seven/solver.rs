@@ -1030,9 +1030,6 @@ pub struct SolveReport {
     /// one after the other: the main search, then one per open move where `all_moves` is on
     /// or the proof named no winning move).
     pub tt_entries: usize,
-    /// Approximate peak bytes of a DAG and its table, over the searches run (the most memory
-    /// the solve held at once): `stats.peak_bytes`, each search's sampled at its end too.
-    pub approx_bytes: usize,
 }
 
 /// Solves `pos` with every technique on except `disabled`, within `limits`.
@@ -1100,7 +1097,6 @@ pub fn solve(
         winning_moves,
         stats,
         tt_entries,
-        approx_bytes: stats.peak_bytes as usize,
     }
 }
 

@@ -73,6 +73,8 @@ pub enum Command {
     Cancel(crate::problems::IdArgs),
     /// Print a solved problem's verdict: winner, first moves, statistics.
     Result(crate::problems::IdArgs),
+    /// Ask a server whether it serves (gRPC health): exit 0 when it does, 1 otherwise.
+    Health(crate::problems::HealthArgs),
     /// Benchmark the coordinator alone: leases+reports per second from synthetic workers on
     /// loopback, against the gRPC health-check rate measured first in the same run.
     BenchCoordinator(crate::bench::CoordinatorBenchArgs),

@@ -43,6 +43,7 @@ async fn run(args: cli::Cli) -> anyhow::Result<()> {
         cli::Command::List(a) => problems::list(a).await,
         cli::Command::Cancel(a) => problems::manage(problems::Manage::Cancel, a).await,
         cli::Command::Result(a) => problems::manage(problems::Manage::Result, a).await,
+        cli::Command::Health(a) => problems::health(a).await,
         cli::Command::BenchCoordinator(a) => bench::coordinator(a).await,
     }
 }

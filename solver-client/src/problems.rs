@@ -164,6 +164,50 @@ pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {
     ))
 }
 
+/// `solver health`.
+#[derive(Debug, Args)]
+pub struct HealthArgs {
+    #[command(flatten)]
+    pub server: ServerArgs,
+    /// The service to ask about (`solver.v1.Solver`, `solver.v1.Work`, `solver.v1.Rules`);
+    /// the default, empty, asks about the whole server.
+    #[arg(long, default_value = "")]
+    pub service: String,
+    /// Seconds to wait for the answer, connecting included.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub timeout_secs: u64,
+}
+
+/// Runs `solver health`: asks the server's `grpc.health.v1.Health/Check` and prints the
+/// status (`SERVING`, `NOT_SERVING` while it drains, ...). Anything but `SERVING` is an error
+/// (exit 1), as are no answer within `--timeout-secs` and an unknown `--service` (`NotFound`),
+/// so that the command serves as a container's health check.
+pub async fn health(args: HealthArgs) -> anyhow::Result<()> {
+    use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+    let url = &args.server.server;
+    let check = async {
+        let mut client = HealthClient::new(channel(url, &args.server.access).await?);
+        let request = HealthCheckRequest {
+            service: args.service.clone(),
+        };
+        let answer = client.check(request).await.map_err(server_error)?;
+        anyhow::Ok(answer.into_inner().status())
+    };
+    let status = tokio::time::timeout(Duration::from_secs(args.timeout_secs), check)
+        .await
+        .map_err(|_| anyhow::anyhow!("{url}: no answer within {} s", args.timeout_secs))??;
+    let name = status.as_str_name();
+    outln!("{name}");
+    if name != "SERVING" {
+        let what = match args.service.as_str() {
+            "" => String::new(),
+            service => format!(" ({service})"),
+        };
+        anyhow::bail!("{url}{what} is {name}");
+    }
+    Ok(())
+}
+
 /// Problem-management commands other than submit and solve.
 #[derive(Debug, Clone, Copy)]
 pub enum Manage {

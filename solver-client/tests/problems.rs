@@ -282,6 +282,31 @@ fn submit_watch_status_result_list_cancel_against_a_server() {
     );
 }
 
+/// `solver health`, the containers' health check (deploy/): exit 0 and `SERVING` from a live
+/// server, exit 1 for an unknown service and for no server.
+#[test]
+fn health_answers_serving_and_fails_without_a_server() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (server, url) = server(&dir.path().join("data"));
+    for service in ["", "solver.v1.Solver", "solver.v1.Work", "solver.v1.Rules"] {
+        let o = solver(&["health", "--server", &url, "--service", service]);
+        assert!(o.status.success(), "{service}: {o:?}");
+        assert_eq!(stdout(&o), "SERVING\n");
+    }
+    let o = solver(&["health", "--server", &url, "--service", "solver.v1.Nope"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.starts_with("error: server: NotFound: "), "{err}");
+    drop(server);
+    let o = solver(&["health", "--server", &url, "--timeout-secs", "2"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.starts_with(&format!("error: cannot connect to {url}")),
+        "{err}"
+    );
+}
+
 #[test]
 fn ctrl_c_during_an_embedded_solve_then_a_rerun_finishes() {
     let dir = tempfile::tempdir().expect("tempdir");

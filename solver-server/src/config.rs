@@ -76,6 +76,13 @@ pub struct Config {
     /// PEM private key of --tls-cert.
     #[arg(long, env = "SOLVER_TLS_KEY", requires = "tls_cert")]
     pub tls_key: Option<PathBuf>,
+
+    /// Only check the flags and the environment as a start parses them (values, ranges,
+    /// options that need each other), print `configuration ok` and exit 0, without binding,
+    /// opening the data directory or reading the TLS files. A bad one is exit 2 with a
+    /// message, as for a start. Used by deploy/check.
+    #[arg(long)]
+    pub check_config: bool,
 }
 
 /// The default lease length, in ms.
@@ -100,6 +107,7 @@ impl Config {
             client_token: None,
             tls_cert: None,
             tls_key: None,
+            check_config: false,
         }
     }
 

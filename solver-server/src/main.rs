@@ -19,6 +19,10 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::parse();
+    if config.check_config {
+        println!("configuration ok");
+        return ExitCode::SUCCESS;
+    }
     init_tracing(config.log_format);
     solver_proto::report::exit_code(run(config).await)
 }

@@ -100,3 +100,39 @@ fn binary_fails_on_a_data_directory_in_use() {
         server.seen
     );
 }
+
+/// `--check-config` (deploy/check's test of the deployment files): the flags and the
+/// environment are parsed as a start parses them, and nothing starts.
+#[test]
+fn check_config_parses_flags_and_environment_without_starting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data_dir = dir.path().join("data");
+    let check = |args: &[&str], env: &[(&str, &str)]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_solver-server"))
+            .arg("--check-config")
+            .args(["--addr", "127.0.0.1:0", "--data-dir"])
+            .arg(&data_dir)
+            .args(args)
+            .env_remove("SOLVER_LEASE_MS")
+            .envs(env.iter().copied())
+            .output()
+            .expect("run solver-server")
+    };
+    let out = check(&["--log-format", "json"], &[("SOLVER_LEASE_MS", "5000")]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "configuration ok\n");
+    assert!(!data_dir.exists(), "the data directory is not opened");
+    // A bad value from the environment, and an option without the one it needs.
+    let out = check(&[], &[("SOLVER_LEASE_MS", "5")]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("--lease-ms"),
+        "{err}"
+    );
+    let out = check(&["--tls-cert", "cert.pem"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("--tls-key"),
+        "{err}"
+    );
+}

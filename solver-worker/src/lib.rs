@@ -86,6 +86,12 @@ pub struct Config {
     /// Domain name expected in the coordinator's certificate (default: the URL's host).
     #[arg(long, env = "SOLVER_TLS_DOMAIN")]
     pub tls_domain: Option<String>,
+
+    /// Only check the flags and the environment as a start parses them (values, ranges),
+    /// print `configuration ok` and exit 0, without connecting or reading the TLS files. A bad
+    /// one is exit 2 with a message, as for a start. Used by deploy/check.
+    #[arg(long)]
+    pub check_config: bool,
 }
 
 impl Config {
@@ -99,6 +105,7 @@ impl Config {
             token: None,
             tls_ca: None,
             tls_domain: None,
+            check_config: false,
         }
     }
 

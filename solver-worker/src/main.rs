@@ -24,6 +24,10 @@ async fn main() -> ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     let config = Config::parse();
+    if config.check_config {
+        println!("configuration ok");
+        return Ok(());
+    }
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     tracing_subscriber::fmt()
         .with_env_filter(filter)

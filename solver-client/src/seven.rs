@@ -179,20 +179,8 @@ impl BoardArgs {
         let Some(text) = &self.board else {
             return Ok(Position::empty(cols, self.to_move));
         };
-        // Each row against --cols first, so that a short first row is named as such.
-        if let Some((i, row)) = text
-            .trim()
-            .split('/')
-            .enumerate()
-            .find(|(_, row)| row.chars().count() != cols.get() as usize)
-        {
-            return Err(usage(format!(
-                "--board: row {} has {} cells but --cols is {cols}",
-                i + 1,
-                row.chars().count()
-            )));
-        }
-        Position::from_compact(text, self.to_move).map_err(|e| usage(format!("--board: {e}")))
+        Position::from_compact(text, Some(cols), self.to_move)
+            .map_err(|e| usage(format!("--board: {e}")))
     }
 }
 
@@ -436,24 +424,20 @@ fn position_of_record(rec: &serde_json::Value) -> anyhow::Result<Position> {
         .ok_or_else(|| usage("to_move: missing (maker or breaker)"))?
         .parse()
         .map_err(|e: String| usage(format!("to_move: {e}")))?;
-    let pos = match &rec["board"] {
-        serde_json::Value::String(s) => Position::from_compact(s, to_move),
+    // `n`, when given, is the width every row must have.
+    let width = match rec["n"].as_u64() {
+        Some(n) => Some(Cols::try_from(n).map_err(|e| usage(format!("n: {e}")))?),
+        None => None,
+    };
+    match &rec["board"] {
+        serde_json::Value::String(s) => Position::from_compact(s, width, to_move),
         serde_json::Value::Array(rows) => {
             let rows: Vec<&str> = rows.iter().map(|r| r.as_str().unwrap_or("?")).collect();
-            Position::from_rows(&rows, to_move)
+            Position::from_rows(&rows, width, to_move)
         }
         _ => return Err(usage("board: missing (4 row strings)")),
     }
-    .map_err(|e| usage(format!("board: {e}")))?;
-    if let Some(n) = rec["n"].as_u64()
-        && n != u64::from(pos.cols().get())
-    {
-        return Err(usage(format!(
-            "n: is {n} but the rows are {} wide",
-            pos.cols()
-        )));
-    }
-    Ok(pos)
+    .map_err(|e| usage(format!("board: {e}")))
 }
 
 fn winner_of(outcome: Outcome) -> &'static str {

@@ -125,7 +125,7 @@ fn embedded_solve_of_n8_prints_the_verdict_and_json_parses() {
 
 #[test]
 fn a_bad_board_exits_2_naming_the_problem() {
-    // Three rows; then a short first row, named against --cols.
+    // Three rows; then a short first row, named against --cols (the board's width).
     for (board, says) in [
         (
             "......../......../........",
@@ -133,7 +133,7 @@ fn a_bad_board_exits_2_naming_the_problem() {
         ),
         (
             "......./......../......../........",
-            "row 1 has 7 cells but --cols is 8",
+            "row 1 has 7 cells but the board is 8 wide",
         ),
     ] {
         let o = solver(&["seven", "solve", "--cols", "8", "--board", board]);

@@ -63,7 +63,7 @@ fn edges_match_the_test_data() {
 #[test]
 fn positions_have_their_lines_and_potential() {
     for rec in testdata("positions.jsonl") {
-        let pos = Position::from_rows(&rows(&rec["board"]), side(&rec["to_move"]))
+        let pos = Position::from_rows(&rows(&rec["board"]), None, side(&rec["to_move"]))
             .expect("test positions are valid");
         let hg = Hypergraph::paper(pos.cols());
         let p = pos.potential(&hg);
@@ -119,7 +119,7 @@ proptest! {
 
     #[test]
     fn text_form_round_trips(pos in arb_position()) {
-        let back = Position::from_compact(&pos.to_string(), pos.to_move()).expect("own output parses");
+        let back = Position::from_compact(&pos.to_string(), None, pos.to_move()).expect("own output parses");
         prop_assert_eq!(back, pos);
     }
 
@@ -135,4 +135,36 @@ proptest! {
         prop_assert_eq!(pos.potential(&hg).pot().to_f64(), sum);
         prop_assert_eq!(pos.potential(&hg).pot(), pos.mirror().potential(&hg).pot());
     }
+}
+
+/// A row of the wrong length is named against the board's width: the width given, or else
+/// the first row's length (so a short first row is named when the width is given).
+#[test]
+fn a_row_of_the_wrong_length_is_named_against_the_width() {
+    let eight = Cols::try_from(8u32).expect("8 columns");
+    let short_first = ["......."; 1]
+        .into_iter()
+        .chain(["........"; 3])
+        .collect::<Vec<_>>();
+    let err = Position::from_rows(&short_first, Some(eight), Side::Maker).expect_err("short");
+    assert_eq!(
+        err.to_string(),
+        "row 1 has 7 cells but the board is 8 wide (one cell per column)"
+    );
+    // Without a width the first row sets it, and the others are named against it.
+    let err = Position::from_rows(&short_first, None, Side::Maker).expect_err("long rows");
+    assert_eq!(
+        err.to_string(),
+        "row 2 has 8 cells but the board is 7 wide (one cell per column)"
+    );
+    let err = Position::from_compact("..../..../..../....", Some(eight), Side::Maker)
+        .expect_err("narrow");
+    assert!(err.to_string().starts_with("row 1 has 4 cells"), "{err}");
+    let pos = Position::from_compact(
+        "M......./......../......../.......B",
+        Some(eight),
+        Side::Maker,
+    )
+    .expect("valid");
+    assert_eq!(pos.cols(), eight);
 }

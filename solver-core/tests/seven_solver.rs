@@ -19,7 +19,7 @@ fn position(rec: &Json) -> Position {
         .expect("to_move")
         .parse()
         .expect("side");
-    Position::from_rows(&rows, side).expect("valid")
+    Position::from_rows(&rows, None, side).expect("valid")
 }
 
 fn solve(pos: Position, disabled: &[Technique]) -> Value {
@@ -141,7 +141,7 @@ fn two_edges_with_the_same_two_empty_cells_are_one_threat() {
     // takes the other cell and every line is dead (the spec, Thm IV.1; the anchor code
     // reports a Maker win here).
     let rows = ["BBBBBBBBB", "BBBBBBBBB", "BBBBBBBBB", "M..MMMMMB"];
-    let pos = Position::from_rows(&rows, Side::Maker).expect("valid");
+    let pos = Position::from_rows(&rows, None, Side::Maker).expect("valid");
     let hg = Hypergraph::paper(pos.cols());
     let lines = residual_lines(&pos);
     assert_eq!(lines.len(), 2, "two free edges");
@@ -366,7 +366,7 @@ fn residual_lines(pos: &Position) -> Vec<u128> {
 fn cut_edge_rule_as_stated_is_wrong() {
     let mut memo = HashMap::new();
     for text in ["MBM./B..B/.MBM/BMM.", "M.B./B.BB/.M../.MBB"] {
-        let pos = Position::from_compact(text, Side::Maker).expect("valid");
+        let pos = Position::from_compact(text, None, Side::Maker).expect("valid");
         let lines = residual_lines(&pos);
         assert!(
             !brute_lines(&lines, true, &mut memo),
@@ -380,7 +380,7 @@ fn cut_edge_rule_as_stated_is_wrong() {
             "{text}: the stated cut-edge rule says Maker wins for some cut edge"
         );
     }
-    let pos = Position::from_compact("MBM./B..B/.MBM/BMM.", Side::Maker).expect("valid");
+    let pos = Position::from_compact("MBM./B..B/.MBM/BMM.", None, Side::Maker).expect("valid");
     assert_eq!(
         residual_lines(&pos),
         vec![Cell::new(2, 0).bit() | Cell::new(1, 1).bit()]
@@ -461,7 +461,7 @@ fn a_root_the_reductions_decide_names_its_winning_moves_without_search() {
     // Maker to move owns a1 b1 c1 of the edge a1 b1 c1 d1: the reductions decide the root,
     // so the search names no move; the moves the reductions decide too are named at once.
     let rows = ["MMM.....", "BBB.....", "........", "........"].map(String::from);
-    let pos = Position::from_rows(&rows, Side::Maker).expect("valid");
+    let pos = Position::from_rows(&rows, None, Side::Maker).expect("valid");
     let limits = Limits::default();
     let quick = solver_core::games::seven::solve(pos, &[], &limits, false);
     assert_eq!(quick.outcome, Outcome::Solved(Value::Proven));

@@ -36,18 +36,16 @@ pub fn side_to_wire(side: Side) -> v1::Side {
 impl TryFrom<&v1::SevenPosition> for Position {
     type Error = WireError;
 
-    /// Validates rows, width and side. `cols`, when non-zero, must equal the rows' width.
+    /// Validates rows, width and side. `cols`, when non-zero, is the width every row must
+    /// have; when zero, the first row's length is.
     fn try_from(p: &v1::SevenPosition) -> Result<Self, WireError> {
         let to_move = side(p.to_move, "position.to_move")?;
-        let pos = Position::from_rows(&p.rows, to_move)
-            .map_err(|e| WireError::new("position.rows", e.to_string()))?;
-        if p.cols != 0 && p.cols != pos.cols().get() {
-            return Err(WireError::new(
-                "position.cols",
-                format!("is {} but the rows are {} wide", p.cols, pos.cols()),
-            ));
-        }
-        Ok(pos)
+        let width = match p.cols {
+            0 => None,
+            n => Some(cols(n, "position.cols")?),
+        };
+        Position::from_rows(&p.rows, width, to_move)
+            .map_err(|e| WireError::new("position.rows", e.to_string()))
     }
 }
 
@@ -143,7 +141,7 @@ mod tests {
 
     #[test]
     fn packing_round_trips_and_rejects_bad_bytes() {
-        let p = Position::from_rows(&["M..B", ".B..", "....", "..M."], Side::Breaker)
+        let p = Position::from_rows(&["M..B", ".B..", "....", "..M."], None, Side::Breaker)
             .expect("valid rows");
         let bytes = pack(&p);
         assert_eq!(bytes.len(), PACKED_LEN);
@@ -161,6 +159,42 @@ mod tests {
         let mut bad = bytes;
         bad[2..18].copy_from_slice(&u128::MAX.to_be_bytes());
         assert!(unpack(&bad, "x").is_err());
+    }
+
+    #[test]
+    fn positions_name_the_bad_field_and_check_rows_against_cols() {
+        let wire = |cols: u32, first: &str| v1::SevenPosition {
+            cols,
+            rows: [first, "........", "........", "........"]
+                .map(String::from)
+                .to_vec(),
+            to_move: v1::Side::Maker.into(),
+        };
+        let err = |p: v1::SevenPosition| {
+            let e = Position::try_from(&p).expect_err("invalid");
+            (e.field, e.message)
+        };
+        // cols is the width every row must have, the first row's too.
+        assert_eq!(
+            err(wire(8, ".......")),
+            (
+                "position.rows".into(),
+                "row 1 has 7 cells but the board is 8 wide (one cell per column)".into()
+            )
+        );
+        assert_eq!(err(wire(40, "........")).0, "position.cols");
+        // Without cols the first row sets the width.
+        assert_eq!(
+            err(wire(0, "........."))
+                .1
+                .split(" but")
+                .next()
+                .expect("a message"),
+            "row 2 has 8 cells"
+        );
+        let p = Position::try_from(&wire(0, "M.......")).expect("valid");
+        assert_eq!(p.cols().get(), 8);
+        assert_eq!(Position::try_from(&wire(8, "M.......")), Ok(p));
     }
 
     #[test]

@@ -67,16 +67,15 @@ pub enum ParsePositionError {
     /// Not 4 rows.
     #[error("a board has 4 rows, this one has {0}")]
     RowCount(usize),
-    /// A row whose length differs from the first row's (which sets the board width).
-    #[error(
-        "row {row} has {len} cells but row 1 has {expected} (the rows are equally long, one cell per column)"
-    )]
+    /// A row whose length is not the board's width (the width given, or else the first
+    /// row's length).
+    #[error("row {row} has {len} cells but the board is {expected} wide (one cell per column)")]
     RowLength {
         /// 1-based row.
         row: usize,
         /// Its length.
         len: usize,
-        /// The board width: the first row's length.
+        /// The board width.
         expected: u32,
     },
     /// The rows' width is out of range.
@@ -130,21 +129,28 @@ impl Position {
     }
 
     /// Parses the 4 rows, top row first, each `n` characters of `.` (empty), `M` (Maker) and
-    /// `B` (Breaker); lower case is accepted. The width is the rows' length.
+    /// `B` (Breaker); lower case is accepted. The board is `width` wide, or, when `None`, as
+    /// wide as the first row.
     ///
     /// # Errors
     /// [`ParsePositionError`] naming the row, column or count that is wrong.
-    pub fn from_rows<S: AsRef<str>>(rows: &[S], to_move: Side) -> Result<Self, ParsePositionError> {
+    pub fn from_rows<S: AsRef<str>>(
+        rows: &[S],
+        width: Option<Cols>,
+        to_move: Side,
+    ) -> Result<Self, ParsePositionError> {
         if rows.len() != ROWS as usize {
             return Err(ParsePositionError::RowCount(rows.len()));
         }
-        let width = rows[0].as_ref().chars().count();
-        let cols = Cols::try_from(width as u64)?;
+        let cols = match width {
+            Some(cols) => cols,
+            None => Cols::try_from(rows[0].as_ref().chars().count() as u64)?,
+        };
         let mut pos = Position::empty(cols, to_move);
         for (r, row) in rows.iter().enumerate() {
             let row = row.as_ref();
             let len = row.chars().count();
-            if len != width {
+            if len != cols.get() as usize {
                 return Err(ParsePositionError::RowLength {
                     row: r + 1,
                     len,
@@ -174,9 +180,13 @@ impl Position {
     ///
     /// # Errors
     /// As [`Self::from_rows`].
-    pub fn from_compact(text: &str, to_move: Side) -> Result<Self, ParsePositionError> {
+    pub fn from_compact(
+        text: &str,
+        width: Option<Cols>,
+        to_move: Side,
+    ) -> Result<Self, ParsePositionError> {
         let rows: Vec<&str> = text.trim().split('/').collect();
-        Self::from_rows(&rows, to_move)
+        Self::from_rows(&rows, width, to_move)
     }
 
     /// The 4 rows, top row first.

@@ -388,19 +388,29 @@ impl Dag {
     }
 
     /// The leaf to lease to `searcher`: the most-proving leaf ([`Dag::select`]) unless another
-    /// searcher's report created it and `searcher` has leaves of its own; then the first of
-    /// its own leaves in most-proving order (a depth-first walk that tries better children
-    /// first, over at most [`OWN_LEAF_SCAN`] nodes). Another searcher's leaf would be searched
-    /// again from scratch, its subtree being in that searcher's table. With the leaf come its
+    /// searcher's report created it, that searcher is `present`, and `searcher` has leaves of
+    /// its own; then the first of its own leaves in most-proving order (a depth-first walk
+    /// that tries better children first, over at most [`OWN_LEAF_SCAN`] nodes). Another
+    /// searcher's leaf would be searched again from scratch, its subtree being in that
+    /// searcher's table; but the leaves of a searcher that is gone (a worker killed or
+    /// stopped) are anyone's, or the search would go round them for good. With the leaf come its
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
     /// step's "other" child is the best one, so such a job stops once it is past the best
     /// leaf by the 1 + ε margin, often soon after its minimum share). Searcher 0 (nobody: the
     /// coordinator ran out of searcher numbers) has no leaves of its own (`open_own` never
     /// counts owner 0) and gets the best.
-    pub fn select_for(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
+    pub fn select_for(
+        &self,
+        searcher: Searcher,
+        present: impl Fn(Searcher) -> bool,
+    ) -> Option<(NodeId, (Number, Number))> {
         let best = self.select_with_thresholds()?;
         let owner = self.node(best.0).owner;
-        if owner == 0 || owner == searcher || !self.open_own.contains_key(&searcher) {
+        if owner == 0
+            || owner == searcher
+            || !self.open_own.contains_key(&searcher)
+            || !present(owner)
+        {
             return Some(best);
         }
         self.own_leaf(searcher).or(Some(best))
@@ -645,12 +655,13 @@ mod tests {
         let (d, e) = (key(3, Side::Maker), key(4, Side::Maker));
         dag.expand(bid, &[(d, 10, 1), (e, 10, 2)], 1);
         let did = dag.get(&d).expect("d");
-        assert_eq!(dag.select_for(1), Some((did, (1, 5))));
+        assert_eq!(dag.select_for(1, |_| true), Some((did, (1, 5))));
     }
 
-    /// The leaf [`Dag::select_for`] leases `searcher` (without its thresholds).
+    /// The leaf [`Dag::select_for`] leases `searcher` (without its thresholds), every
+    /// searcher present.
     fn leaf_for(dag: &Dag, searcher: Searcher) -> Option<NodeId> {
-        dag.select_for(searcher).map(|(id, _)| id)
+        dag.select_for(searcher, |_| true).map(|(id, _)| id)
     }
 
     #[test]
@@ -678,6 +689,12 @@ mod tests {
             "its own leaf, not searcher 1's b"
         );
         assert_eq!(leaf_for(&dag, 3), Some(bid));
+        // Once searcher 1 is gone, its leaf b is anyone's.
+        assert_eq!(
+            dag.select_for(2, |s| s != 1).map(|(id, _)| id),
+            Some(bid),
+            "searcher 1 is gone: its leaf is the best, and nobody else has it"
+        );
         assert_open_own_counted(&dag);
         assert_eq!(dag.open_own.get(&2), Some(&1));
         dag.set_leased(cid, true);

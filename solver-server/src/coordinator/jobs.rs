@@ -180,9 +180,13 @@ impl Coordinator {
         let worker: Arc<str> = Arc::from(req.worker.as_str());
         let now = Instant::now();
         let lease_ms = self.config.lease.as_millis().min(u128::from(u32::MAX)) as u32;
-        let mut st = self.lock()?;
+        let mut guard = self.lock()?;
+        // Borrows of distinct fields below (the DAG, and the searchers seen).
+        let st = &mut *guard;
         let pair = (Arc::clone(&worker), req.slot);
         let searcher = st.searcher(&pair);
+        st.seen(searcher, now);
+        let gone_before = now.checked_sub(self.config.lease);
         let mut jobs = st.answer_again(&pair, &req.request_id, now + self.config.lease);
         let again = !jobs.is_empty();
         let mut batch = Batch::new();
@@ -199,7 +203,12 @@ impl Coordinator {
             turn += 1;
             let ps = st.problems.get_mut(&id).expect("listed above");
             let dag = ps.dag.as_mut().expect("listed as running");
-            let Some((node, (pn_threshold, dn_threshold))) = dag.select_for(searcher) else {
+            let present = |owner| {
+                let seen = st.searchers_seen.get(&owner);
+                seen.is_some_and(|&t| gone_before.is_none_or(|g| t >= g))
+            };
+            let Some((node, (pn_threshold, dn_threshold))) = dag.select_for(searcher, present)
+            else {
                 exhausted += 1;
                 continue;
             };
@@ -286,7 +295,8 @@ impl Coordinator {
     /// `INVALID_ARGUMENT` for a bad worker name or job id, or more than 4,096 ids;
     /// `FAILED_PRECONDITION` when a job is leased to another worker.
     pub fn heartbeat(&self, req: v1::HeartbeatRequest) -> Result<v1::HeartbeatResponse, Error> {
-        let deadline = Instant::now() + self.config.lease;
+        let now = Instant::now();
+        let deadline = now + self.config.lease;
         let (mut st, jobs) = self.lock_own_jobs(&req.worker, &req.job_ids)?;
         let mut cancelled = Vec::new();
         for job in jobs {
@@ -294,8 +304,9 @@ impl Coordinator {
                 cancelled.push(job.to_string());
                 continue;
             };
-            let (problem, node) = (lease.problem, lease.node);
+            let (problem, node, searcher) = (lease.problem, lease.node, lease.searcher);
             st.renew(job, deadline);
+            st.seen(searcher, now);
             let solved = st.problems[&problem]
                 .dag
                 .as_ref()
@@ -343,6 +354,7 @@ impl Coordinator {
         let mut batch = Batch::new();
         let mut applied = false;
         if let Some(lease) = live {
+            st.seen(lease.searcher, Instant::now());
             st.drop_lease(r.job);
             st.orphans.remove(&r.job);
             applied = self.apply_fresh(&mut st, &lease, &r, &req.error)?;
@@ -557,6 +569,13 @@ impl State {
         };
         self.searchers.insert(pair.clone(), n);
         n
+    }
+
+    /// Notes that the numbered searcher `searcher` was seen at `now` (nobody, 0, is not kept).
+    fn seen(&mut self, searcher: super::dag::Searcher, now: Instant) {
+        if searcher != 0 {
+            self.searchers_seen.insert(searcher, now);
+        }
     }
 
     /// Moves the live lease `job`'s deadline to `deadline`.

@@ -149,6 +149,9 @@ struct State {
     /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`);
     /// once every number is taken, later searchers are 0 (nobody) and not kept.
     searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
+    /// When each numbered searcher last leased, reported or sent a heartbeat. One not seen for
+    /// a lease's length is gone, and its leaves are anyone's ([`dag::Dag::select_for`]).
+    searchers_seen: FxHashMap<dag::Searcher, Instant>,
     /// The last lease answer with jobs of each numbered searcher: its request id and job ids,
     /// for a retry of that request (`LeaseRequest.request_id`).
     answers: HashMap<(Arc<str>, u32), (String, Vec<u64>)>,

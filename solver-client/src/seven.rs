@@ -425,9 +425,14 @@ fn position_of_record(rec: &serde_json::Value) -> anyhow::Result<Position> {
         .parse()
         .map_err(|e: String| usage(format!("to_move: {e}")))?;
     // `n`, when given, is the width every row must have.
-    let width = match rec["n"].as_u64() {
-        Some(n) => Some(Cols::try_from(n).map_err(|e| usage(format!("n: {e}")))?),
-        None => None,
+    let width = match &rec["n"] {
+        serde_json::Value::Null => None,
+        n => {
+            let n = n
+                .as_u64()
+                .ok_or_else(|| usage(format!("n: {n} is not a board width (4..=32)")))?;
+            Some(Cols::try_from(n).map_err(|e| usage(format!("n: {e}")))?)
+        }
     };
     match &rec["board"] {
         serde_json::Value::String(s) => Position::from_compact(s, width, to_move),

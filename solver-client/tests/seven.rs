@@ -79,6 +79,35 @@ fn solve_jsonl_answers_every_line_in_order() {
     );
 }
 
+/// A record's `n`, when given, is the width every row must have; one that is not a width is
+/// an error, not ignored.
+#[test]
+fn solve_jsonl_checks_the_rows_against_n() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("in.jsonl");
+    for (n, says) in [
+        (
+            "5",
+            "in.jsonl:1: board: row 1 has 4 cells but the board is 5 wide",
+        ),
+        (
+            "\"4\"",
+            "in.jsonl:1: n: \"4\" is not a board width (4..=32)",
+        ),
+        ("40", "in.jsonl:1: n: "),
+    ] {
+        let line =
+            format!("{{\"n\": {n}, \"to_move\": \"maker\", \"board\": \"..../..../..../....\"}}\n");
+        std::fs::write(&path, line).expect("write");
+        let o = solver(&["seven", "solve", "--jsonl", path.to_str().expect("utf-8")]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.code() == Some(2) && err.contains(says),
+            "{n}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_input_exits_2_with_a_message() {
     for args in [

@@ -149,10 +149,10 @@ async fn a_worker_killed_mid_solve_loses_nothing() {
     let p = wait_solved(&mut s, &id, Duration::from_secs(300)).await;
     assert!(maker_wins(&p), "{p:?}");
     // The killed worker's leaves became anyone's once it was gone (one lease's length): 216
-    // to 274 jobs, 4 to 5.5 s, in five runs by hand like this one. While they stayed the
-    // killed worker's own, the survivor was sent round them, to leaves of its own off the
-    // most-proving path: 1,781 to 23,722 jobs (35 to 208 s) in four runs killed after 3 to
-    // 10 jobs, and this test ran past its 300 s.
+    // to 274 jobs, 4 to 5.5 s, in five runs by hand like this one (debug build). While they
+    // stayed the killed worker's own, the survivor was sent round them, to leaves of its own
+    // off the most-proving path: 1,781 to 23,722 jobs (35 to 208 s) in four runs killed after
+    // 3 to 10 jobs, and this test ran past its 300 s.
     let jobs = p
         .result
         .and_then(|r| r.progress)

@@ -287,17 +287,22 @@ pub async fn run(
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
     // Lease request ids count from a random start, so that two processes with one name
-    // (which should not be) do not take each other's answers.
-    let first_request = {
+    // (which should not be) do not take each other's answers. This process's search table is
+    // a random number too, sent as `slot`: a worker restarted under its name (a pod's, say)
+    // starts with an empty table, so it is a new searcher to the coordinator, and the leaves
+    // the old process's reports created become anyone's once it is gone.
+    let random = || {
         use std::hash::{BuildHasher, Hasher};
         std::collections::hash_map::RandomState::new()
             .build_hasher()
             .finish()
     };
-    let leasing = Arc::new(tokio::sync::Mutex::new(first_request));
+    let leasing = Arc::new(tokio::sync::Mutex::new(random()));
+    let table = random() as u32;
     for _ in 0..slots {
         let slot = Slot {
             leasing: Arc::clone(&leasing),
+            table,
             client: client.clone(),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
@@ -345,6 +350,8 @@ struct Slot {
     /// for its job to start and help it (see [`Slot::run`]). Counts the lease requests (from
     /// a random start), whose number is their `request_id`: a retry sends the same one.
     leasing: Arc<tokio::sync::Mutex<u64>>,
+    /// This process's search table, the `slot` of its lease requests (see [`run`]).
+    table: u32,
     client: Client,
     name: Arc<str>,
     ctx: Arc<JobContext>,
@@ -417,7 +424,7 @@ impl Slot {
                 worker: self.name.to_string(),
                 max_jobs: 1,
                 // One searcher: every slot searches the worker's one DAG.
-                slot: 0,
+                slot: self.table,
                 // Retries of this request (below) get the jobs of an answer lost in flight.
                 request_id: requests.to_string(),
             };

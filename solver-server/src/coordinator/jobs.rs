@@ -186,7 +186,6 @@ impl Coordinator {
         let pair = (Arc::clone(&worker), req.slot);
         let searcher = st.searcher(&pair);
         st.seen(searcher, now);
-        let gone_before = now.checked_sub(self.config.lease);
         let mut jobs = st.answer_again(&pair, &req.request_id, now + self.config.lease);
         let again = !jobs.is_empty();
         let mut batch = Batch::new();
@@ -205,7 +204,7 @@ impl Coordinator {
             let dag = ps.dag.as_mut().expect("listed as running");
             let present = |owner| {
                 let seen = st.searchers_seen.get(&owner);
-                seen.is_some_and(|&t| gone_before.is_none_or(|g| t >= g))
+                seen.is_some_and(|&t| now.saturating_duration_since(t) <= self.config.lease)
             };
             let Some((node, (pn_threshold, dn_threshold))) = dag.select_for(searcher, present)
             else {
@@ -574,7 +573,9 @@ impl State {
     /// Notes that the numbered searcher `searcher` was seen at `now` (nobody, 0, is not kept).
     fn seen(&mut self, searcher: super::dag::Searcher, now: Instant) {
         if searcher != 0 {
-            self.searchers_seen.insert(searcher, now);
+            // The latest: a call that waited for the lock may bring an older time.
+            let seen = self.searchers_seen.entry(searcher).or_insert(now);
+            *seen = (*seen).max(now);
         }
     }
 

@@ -78,7 +78,7 @@ pub enum ParsePositionError {
         /// The board width.
         expected: u32,
     },
-    /// The rows' width is out of range.
+    /// The first row's length, taken as the width when none is given, is out of range.
     #[error(transparent)]
     Cols(#[from] ColsError),
     /// A character other than `.`, `M`, `B`.

@@ -1147,3 +1147,41 @@ async fn the_server_names_winning_moves_in_the_background() {
     let _ = stop.send(());
     server.await.expect("server task").expect("server");
 }
+
+/// The number of stones on a job's leaf.
+fn stones(job: &v1::Job) -> usize {
+    let pos = solver_proto::convert::seven::unpack(&job.position, "position").expect("a position");
+    pos.rows().concat().chars().filter(|&c| c != '.').count()
+}
+
+/// A searcher is leased its own leaves before the leaves another searcher's reports created
+/// only while that other is there: once it has not been seen for a lease's length (a worker
+/// killed), its leaves are anyone's again, the most-proving one first.
+#[tokio::test(start_paused = true)]
+async fn a_gone_searchers_leaves_are_anyones() {
+    let config = CoordinatorConfig {
+        lease: Duration::from_secs(2),
+        ..Default::default()
+    };
+    let c = Coordinator::open(Arc::new(MemStore::new()), config).expect("open");
+    submit_to(&c, 9, 200);
+    let (ctx_a, ctx_b) = (JobContext::new(64), JobContext::new(64));
+    let run = |worker: &str, ctx: &JobContext| {
+        let job = lease_from(&c, worker, 1, "").remove(0);
+        let mut r = run_job(&job, ctx, Arc::default()).expect("runs");
+        r.worker = worker.into();
+        c.report(r).expect("report");
+        stones(&job)
+    };
+    // a's report of the root creates the root's children (one stone) and more.
+    assert_eq!(run("a", &ctx_a), 0, "the root");
+    // While a is there (time stands still), b is leased a's best leaf once, having none of
+    // its own, then its own leaves below it, never a's children of the root.
+    let there: Vec<usize> = (0..7).map(|_| run("b", &ctx_b)).collect();
+    assert!(!there.contains(&1), "{there:?}");
+    // a gone: the most-proving leaf is leased whoever created it, a's children of the root
+    // among them.
+    tokio::time::advance(Duration::from_secs(3)).await;
+    let gone: Vec<usize> = (0..6).map(|_| run("b", &ctx_b)).collect();
+    assert!(gone.contains(&1), "{there:?} then {gone:?}");
+}

@@ -10,7 +10,6 @@
 
 use std::future::Future;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use solver_proto::v1::rules_server::RulesServer;
 use solver_proto::v1::solver_server::SolverServer;
@@ -238,15 +237,14 @@ async fn sweep(coordinator: Arc<Coordinator>, stop: CancellationToken) {
 /// search under way: its problem waits for the next run) or a failure.
 async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
     let failure = coordinator.failure();
-    let cancel = Arc::new(AtomicBool::new(false));
     loop {
         tokio::select! {
             () = stop.cancelled() => return,
             () = failure.cancelled() => return,
             () = coordinator.moves_wanted() => {}
         }
-        let (c, flag) = (Arc::clone(&coordinator), Arc::clone(&cancel));
-        let mut search = tokio::task::spawn_blocking(move || c.name_winning_moves(&flag));
+        let c = Arc::clone(&coordinator);
+        let mut search = tokio::task::spawn_blocking(move || c.name_winning_moves());
         let stopping = async {
             tokio::select! {
                 () = stop.cancelled() => {}
@@ -256,7 +254,6 @@ async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
         let result = tokio::select! {
             r = &mut search => r,
             () = stopping => {
-                cancel.store(true, Ordering::Relaxed);
                 coordinator.stop_moves_search();
                 search.await
             }

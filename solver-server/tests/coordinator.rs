@@ -979,7 +979,7 @@ async fn cancelling_a_problem_stops_the_search_of_its_moves() {
     let short = submit_to(&c, 8, 2_000);
     let searcher = {
         let c = Arc::clone(&c);
-        std::thread::spawn(move || c.name_winning_moves(&Arc::default()))
+        std::thread::spawn(move || c.name_winning_moves())
     };
     tokio::time::sleep(Duration::from_millis(500)).await;
     let p = c.cancel(&long).expect("cancel");
@@ -1033,17 +1033,17 @@ async fn winning_moves_no_known_value_names_are_searched_outside_the_lock() {
     assert!(c.result(&id).is_err());
     assert!(lease_from(&c, "w", 1, "").is_empty(), "nothing to lease");
     // Stopped: the problem waits on, and a new server run searches again.
-    let stopped = Arc::new(AtomicBool::new(true));
-    assert_eq!(c.name_winning_moves(&stopped).expect("stopped"), 0);
+    c.stop_moves_search();
+    assert_eq!(c.name_winning_moves().expect("stopped"), 0);
     assert!(running(&c.problem(&id).expect("problem")));
     drop(c);
     let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
     tokio::time::timeout(Duration::from_secs(5), c.moves_wanted())
         .await
         .expect("the reloaded problem wants its moves");
-    assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 1);
+    assert_eq!(c.name_winning_moves().expect("search"), 1);
     assert_maker_wins_with(&c, &id, &moves);
-    assert_eq!(c.name_winning_moves(&Arc::default()).expect("none"), 0);
+    assert_eq!(c.name_winning_moves().expect("none"), 0);
 }
 
 /// A report that solves a root with no winning move known (here problem b's root job, whose
@@ -1120,7 +1120,7 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
         before + 1,
         "the late report's progress is stored"
     );
-    assert_eq!(c.name_winning_moves(&Arc::default()).expect("search"), 2);
+    assert_eq!(c.name_winning_moves().expect("search"), 2);
     let moves = n8_winning_moves();
     assert_maker_wins_with(&c, &a, &moves);
     assert_maker_wins_with(&c, &b, &moves);

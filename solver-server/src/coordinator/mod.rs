@@ -161,6 +161,8 @@ struct State {
     /// The problem whose winning moves are being searched, and the flag that stops that search
     /// (set when the problem is cancelled, or by [`Coordinator::stop_moves_search`]).
     moves_search: Option<(u64, Arc<AtomicBool>)>,
+    /// No more searches of winning moves in this run ([`Coordinator::stop_moves_search`]).
+    moves_stopped: bool,
 }
 
 /// A leased leaf.
@@ -396,13 +398,13 @@ impl Coordinator {
     /// # Errors
     /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]); `INTERNAL` when the store
     /// fails.
-    pub fn name_winning_moves(&self, cancel: &Arc<AtomicBool>) -> Result<usize, Error> {
+    pub fn name_winning_moves(&self) -> Result<usize, Error> {
         let mut ended = 0;
         loop {
             let (search, stop) = {
                 let mut st = self.lock()?;
                 st.moves_search = None;
-                if cancel.load(Ordering::Relaxed) {
+                if st.moves_stopped {
                     return Ok(ended);
                 }
                 // A problem cancelled while it waited is not searched.
@@ -447,10 +449,11 @@ impl Coordinator {
         }
     }
 
-    /// Stops the search of winning moves under way, if any ([`Coordinator::name_winning_moves`]),
-    /// for a server that stops: set its `cancel` first.
+    /// Stops the search of winning moves under way, if any, and every later one in this run
+    /// ([`Coordinator::name_winning_moves`] then returns): for a server that stops.
     pub fn stop_moves_search(&self) {
-        let st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut st = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        st.moves_stopped = true;
         if let Some((_, stop)) = &st.moves_search {
             stop.store(true, Ordering::Relaxed);
         }

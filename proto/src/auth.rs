@@ -37,6 +37,32 @@ impl tonic::service::Interceptor for BearerToken {
 /// The first line of a PEM certificate.
 const PEM_CERTIFICATE: &[u8] = b"-----BEGIN CERTIFICATE-----";
 
+/// The endpoint of [`endpoint`] before TLS: checks `url` (`--server`) and whether a CA file
+/// is given (`ca_given`, `--tls-ca`) against its scheme, without reading any file; what a
+/// `--check-config` checks.
+///
+/// # Errors
+/// As [`endpoint`], but for the CA file's contents.
+pub fn check_server_url(url: &str, ca_given: bool) -> Result<tonic::transport::Endpoint, String> {
+    let endpoint = tonic::transport::Endpoint::from_shared(url.to_owned())
+        .map_err(|e| format!("--server {url:?}: {e}"))?;
+    let uri = endpoint.uri();
+    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
+        return Err(format!(
+            "--server {url:?}: not a server URL; give http://HOST:PORT (or https://HOST:PORT)"
+        ));
+    }
+    match (uri.scheme_str() == Some("https"), ca_given) {
+        (true, false) => Err(format!(
+            "{url} is https://: give --tls-ca, the PEM CA certificate to verify the server with"
+        )),
+        (false, true) => Err(format!(
+            "--tls-ca is given but {url} is not https://: use https:// (over http the token travels in plain text)"
+        )),
+        _ => Ok(endpoint),
+    }
+}
+
 /// An endpoint for the server at `url` (`--server`), not connected yet. With an `https://` URL
 /// it verifies the server's certificate against the PEM CA certificate in the file `ca`
 /// (`--tls-ca`), expecting `domain` in it (`--tls-domain`; by default the URL's host); with
@@ -52,28 +78,9 @@ pub fn endpoint(
     ca: Option<&std::path::Path>,
     domain: Option<&str>,
 ) -> Result<tonic::transport::Endpoint, String> {
-    let endpoint = tonic::transport::Endpoint::from_shared(url.to_owned())
-        .map_err(|e| format!("--server {url:?}: {e}"))?;
-    let uri = endpoint.uri();
-    if !matches!(uri.scheme_str(), Some("http" | "https")) || uri.host().is_none() {
-        return Err(format!(
-            "--server {url:?}: not a server URL; give http://HOST:PORT (or https://HOST:PORT)"
-        ));
-    }
-    let https = uri.scheme_str() == Some("https");
-    let ca = match (https, ca) {
-        (false, None) => return Ok(endpoint),
-        (true, None) => {
-            return Err(format!(
-                "{url} is https://: give --tls-ca, the PEM CA certificate to verify the server with"
-            ));
-        }
-        (false, Some(_)) => {
-            return Err(format!(
-                "--tls-ca is given but {url} is not https://: use https:// (over http the token travels in plain text)"
-            ));
-        }
-        (true, Some(ca)) => ca,
+    let endpoint = check_server_url(url, ca.is_some())?;
+    let Some(ca) = ca else {
+        return Ok(endpoint);
     };
     let pem = std::fs::read(ca).map_err(|e| format!("--tls-ca {}: {e}", ca.display()))?;
     if !pem

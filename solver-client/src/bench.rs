@@ -61,7 +61,7 @@ pub struct SevenBenchArgs {
     #[arg(long, default_value_t = 0)]
     pub job_budget: u64,
     /// MiB of tables of the embedded worker for --workers (see `solver-worker --table-mb`).
-    #[arg(long, default_value_t = 4096)]
+    #[arg(long, default_value_t = 4096, value_parser = solver_worker::table_mb_parser())]
     pub table_mb: usize,
     /// Stop each direct search once its DAG holds this many nodes (the row then reads
     /// "unknown").

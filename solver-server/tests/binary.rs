@@ -135,4 +135,41 @@ fn check_config_parses_flags_and_environment_without_starting() {
         out.status.code() == Some(2) && err.contains("--tls-key"),
         "{err}"
     );
+
+    // The worker's: its --server URL against --tls-ca and its table size too, as a start
+    // checks them (exit 2, naming the flag), without reading the CA file or connecting.
+    let worker = |args: &[&str]| {
+        std::process::Command::new(common::workspace_bin("solver-worker"))
+            .arg("--check-config")
+            .args(args)
+            .env_remove("SOLVER_SERVER")
+            .env_remove("SOLVER_TLS_CA")
+            .env_remove("SOLVER_TABLE_MB")
+            .output()
+            .expect("run solver-worker")
+    };
+    let out = worker(&[
+        "--server",
+        "https://coordinator:50051",
+        "--tls-ca",
+        "absent.pem",
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "configuration ok\n");
+    for (args, names) in [
+        (&["--server", "https://coordinator:50051"][..], "--tls-ca"),
+        (
+            &["--server", "http://c:1", "--tls-ca", "ca.pem"],
+            "--tls-ca",
+        ),
+        (&["--server", "coordinator"], "--server"),
+        (&["--table-mb", "0"], "--table-mb"),
+    ] {
+        let out = worker(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() == Some(2) && err.contains(names),
+            "{args:?}: {err}"
+        );
+    }
 }

@@ -44,6 +44,16 @@ use job::{Help, JobContext, run_job};
 /// Default of [`Config::table_mb`], in MiB.
 pub const DEFAULT_TABLE_MB: usize = 1024;
 
+/// Least [`Config::table_mb`], in MiB: below it a job's search would spend its time collapsing
+/// and re-expanding its DAG (a search takes about 200 MiB per million nodes).
+pub const MIN_TABLE_MB: usize = 64;
+
+/// The parser of a table size in MiB (`--table-mb`): at least [`MIN_TABLE_MB`], at most 2^24
+/// (16 TiB).
+pub fn table_mb_parser() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(MIN_TABLE_MB as u64..=1 << 24)
+}
+
 /// Configuration of a worker (flags of the `solver-worker` binary, with `SOLVER_*`
 /// environment fallbacks).
 #[derive(Debug, Clone, PartialEq, Eq, Parser)]
@@ -67,7 +77,7 @@ pub struct Config {
     /// all jobs, the rest for the search DAG that all slots run their jobs in at once, kept
     /// from job to job (a job below an earlier one goes on from its subtree) and trimmed when
     /// full.
-    #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB)]
+    #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB, value_parser = table_mb_parser())]
     pub table_mb: usize,
 
     /// This worker's name in leases and logs (default: host name and process id).
@@ -87,9 +97,10 @@ pub struct Config {
     #[arg(long, env = "SOLVER_TLS_DOMAIN")]
     pub tls_domain: Option<String>,
 
-    /// Only check the flags and the environment as a start parses them (values, ranges),
-    /// print `configuration ok` and exit 0, without connecting or reading the TLS files. A bad
-    /// one is exit 2 with a message, as for a start. Used by deploy/check.
+    /// Only check the flags and the environment as a start parses them (values, ranges, the
+    /// --server URL against --tls-ca, the token; [`Config::check`]), print `configuration ok`
+    /// and exit 0, without connecting or reading the TLS files. A bad one is exit 2 with a
+    /// message, as for a start. Used by deploy/check.
     #[arg(long)]
     pub check_config: bool,
 }
@@ -107,6 +118,18 @@ impl Config {
             tls_domain: None,
             check_config: false,
         }
+    }
+
+    /// Checks what the flags' parsers cannot check alone, without reading a file: the
+    /// --server URL (`http://` or `https://` with a host) against --tls-ca (given exactly for
+    /// `https://`), and --token (printable ASCII).
+    ///
+    /// # Errors
+    /// A message naming the flag.
+    pub fn check(&self) -> Result<(), String> {
+        solver_proto::auth::check_server_url(&self.server, self.tls_ca.is_some())?;
+        BearerToken::new(self.token.as_deref()).map_err(|e| format!("--token: {e}"))?;
+        Ok(())
     }
 
     /// The number of job slots.

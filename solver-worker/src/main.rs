@@ -10,7 +10,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use solver_worker::Config;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio_util::sync::CancellationToken;
@@ -24,6 +24,11 @@ async fn main() -> ExitCode {
 
 async fn run() -> anyhow::Result<()> {
     let config = Config::parse();
+    if let Err(e) = config.check() {
+        Config::command()
+            .error(clap::error::ErrorKind::ValueValidation, e)
+            .exit();
+    }
     if config.check_config {
         println!("configuration ok");
         return Ok(());

@@ -135,8 +135,9 @@ pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {
     let mut line = format!("server: {:?}: {}", status.code(), status.message());
-    // What an http:// client meets at a server that speaks TLS.
-    if status.message().starts_with("h2 protocol error") {
+    // What an http:// client meets at a server that speaks TLS (a connection that breaks
+    // mid-call is `Unknown`, with the same prefix).
+    if status.code() == tonic::Code::Internal && status.message().starts_with("h2 protocol error") {
         line.push_str(" (if the server uses TLS: an https:// URL and --tls-ca)");
     }
     if status.code() == tonic::Code::InvalidArgument {

@@ -52,7 +52,7 @@ pub struct CheckArgs {
 #[derive(Debug, clap::Args)]
 pub struct PlayoutArgs {
     /// Board size: cells per side, 2..=32.
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(Layers::MIN as i64..=Layers::MAX as i64))]
     layers: u32,
     /// Number of games.
     #[arg(long, default_value_t = 10_000)]

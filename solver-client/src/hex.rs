@@ -77,8 +77,9 @@ pub enum Command {
 pub struct BoardArgs {
     /// The rows, top row first (e.g. `.B. ... W..`).
     rows: Vec<String>,
-    /// The empty board of this side instead of rows.
-    #[arg(long, conflicts_with = "rows")]
+    /// The empty board of this side (1 to 11) instead of rows.
+    #[arg(long, conflicts_with = "rows",
+          value_parser = clap::value_parser!(u32).range(1..=solver_core::games::hex::MAX_SIZE as i64))]
     empty: Option<u32>,
 }
 

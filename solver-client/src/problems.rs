@@ -504,7 +504,15 @@ async fn watch(c: &mut Client, id: &str, json_lines: bool) -> anyhow::Result<v1:
         last = Some(p);
     }
     bar.finish_and_clear();
-    last.ok_or_else(|| anyhow::anyhow!("the server closed the watch without an answer"))
+    match last {
+        Some(p) if p.status != v1::ProblemStatus::Running as i32 => Ok(p),
+        Some(_) => Err(anyhow::anyhow!(
+            "the server ended the watch of problem {id} while it was still running"
+        )),
+        None => Err(anyhow::anyhow!(
+            "the server closed the watch without an answer"
+        )),
+    }
 }
 
 fn num(x: u64) -> String {

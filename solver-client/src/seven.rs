@@ -173,6 +173,13 @@ pub struct BoardArgs {
 }
 
 impl BoardArgs {
+    /// The validated position of a problem to solve: a game still on ([`check_live`]).
+    pub fn live_position(&self) -> anyhow::Result<Position> {
+        let pos = self.position()?;
+        check_live(&pos, "--board")?;
+        Ok(pos)
+    }
+
     /// The validated position.
     pub fn position(&self) -> anyhow::Result<Position> {
         let cols = cols(self.cols)?;
@@ -203,7 +210,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
         }
         Command::Solve(args) => solve(&args).await,
         Command::Submit(args) => {
-            let pos = args.board.position()?;
+            let pos = args.board.live_position()?;
             let disabled = parse_disabled(&args.disable)?;
             let spec = problem_spec(&pos, &disabled, args.job_budget);
             crate::problems::submit(&args.server, spec, args.request_id, args.json).await
@@ -358,11 +365,8 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
         to_move: args.to_move,
     };
     if !direct {
-        let pos = board.position()?;
+        let pos = board.live_position()?;
         let disabled = parse_disabled(&args.disable)?;
-        if pos.maker_won(&Hypergraph::paper(pos.cols())) {
-            return Err(usage("board: Maker already owns an edge; the game is over"));
-        }
         let opts = crate::problems::SolveOptions {
             server: args
                 .server
@@ -387,14 +391,13 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
     if let Some(path) = &args.jsonl {
         return crate::cli::for_each_jsonl(path, |rec| {
             let pos = position_of_record(rec)?;
-            Ok(solve_json(
-                &pos,
-                &solve_live(pos, &disabled, &limits, args.all_moves)?,
-            ))
+            check_live(&pos, "board")?;
+            let report = solver_core::games::seven::solve(pos, &disabled, &limits, args.all_moves);
+            Ok(solve_json(&pos, &report))
         });
     }
-    let pos = board.position()?;
-    let report = solve_live(pos, &disabled, &limits, args.all_moves)?;
+    let pos = board.live_position()?;
+    let report = solver_core::games::seven::solve(pos, &disabled, &limits, args.all_moves);
     if args.json {
         outln!("{}", solve_json(&pos, &report));
     } else {
@@ -403,17 +406,15 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Solves a position that is still a live game (Maker has not already won).
-fn solve_live(
-    pos: Position,
-    disabled: &[Technique],
-    limits: &Limits,
-    all: bool,
-) -> anyhow::Result<SolveReport> {
+/// A usage error naming `field` unless `pos` is a game still on: a problem to solve is not
+/// one where Maker owns an edge already (the coordinator's `Submit` refuses it too).
+fn check_live(pos: &Position, field: &str) -> anyhow::Result<()> {
     if pos.maker_won(&Hypergraph::paper(pos.cols())) {
-        return Err(usage("board: Maker already owns an edge; the game is over"));
+        return Err(usage(format!(
+            "{field}: Maker already owns an edge; the game is over"
+        )));
     }
-    Ok(solver_core::games::seven::solve(pos, disabled, limits, all))
+    Ok(())
 }
 
 /// A position from a JSON record with fields `n`, `board` (4 row strings or the '/' form) and

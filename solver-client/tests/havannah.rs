@@ -160,7 +160,7 @@ fn bad_input_exits_2() {
         ),
         (
             vec!["havannah", "playout", "--layers", "1", "--games", "1"],
-            "layers",
+            "--layers",
         ),
         (
             vec!["havannah", "check", "--jsonl", "/nonexistent/file.jsonl"],

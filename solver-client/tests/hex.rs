@@ -70,6 +70,12 @@ fn bad_input_exits_with_code_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("board.rows"));
     let out = solver(&["hex", "solve", "...", "...", "...", "--to-move", "X"]);
     assert_eq!(out.status.code(), Some(2));
+    for size in ["0", "12"] {
+        let out = solver(&["hex", "check", "--empty", size]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--empty") && err.contains("1..=11"), "{err}");
+    }
     let mut file = tempfile::NamedTempFile::new().expect("temp file");
     writeln!(
         file,

@@ -144,6 +144,30 @@ fn a_bad_board_exits_2_naming_the_problem() {
             "{err}"
         );
     }
+    // A finished game (Maker owns the edge a1..g1) is no problem to solve or submit.
+    let over = "MMMMMMMB/BBBBBB../......../........";
+    for args in [
+        &["seven", "solve", "--cols", "8", "--board", over][..],
+        &["seven", "solve", "--direct", "--cols", "8", "--board", over],
+        &[
+            "seven",
+            "submit",
+            "--cols",
+            "8",
+            "--board",
+            over,
+            "--server",
+            "http://127.0.0.1:1",
+        ],
+    ] {
+        let o = solver(args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.code() == Some(2)
+                && err == "error: --board: Maker already owns an edge; the game is over\n",
+            "{args:?}: {err}"
+        );
+    }
     // Nothing was started: no data directory.
     let o = solver(&["status", "x", "--server", "http://127.0.0.1:1"]);
     assert_eq!(o.status.code(), Some(1));

@@ -60,8 +60,10 @@ pub enum RunError {
     #[error("cannot read the listening address: {0}")]
     Address(std::io::Error),
     /// The TLS certificate or key could not be read.
-    #[error("cannot read {}: {source}", .path.display())]
+    #[error("{flag} {}: cannot read it: {source}", .path.display())]
     Tls {
+        /// The option that names the file (`--tls-cert`, `--tls-key`).
+        flag: &'static str,
         /// The file.
         path: std::path::PathBuf,
         /// Why.
@@ -115,13 +117,17 @@ pub async fn serve(
     let addr = listener.local_addr().map_err(RunError::Address)?;
     let mut builder = tonic::transport::Server::builder();
     if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {
-        let read = |path: &std::path::PathBuf| {
+        let read = |flag, path: &std::path::PathBuf| {
             std::fs::read(path).map_err(|source| RunError::Tls {
+                flag,
                 path: path.clone(),
                 source,
             })
         };
-        let identity = tonic::transport::Identity::from_pem(read(cert)?, read(key)?);
+        let identity = tonic::transport::Identity::from_pem(
+            read("--tls-cert", cert)?,
+            read("--tls-key", key)?,
+        );
         builder =
             builder.tls_config(tonic::transport::ServerTlsConfig::new().identity(identity))?;
     }
@@ -144,8 +150,9 @@ pub async fn serve(
 
     let (drain_started, drain_started_rx) = oneshot::channel::<()>();
     let failure = coordinator.failure();
+    let stopping = CancellationToken::new();
     let draining = {
-        let (health, failure) = (health.clone(), failure.clone());
+        let (health, failure, stopping) = (health.clone(), failure.clone(), stopping.clone());
         async move {
             tokio::select! {
                 () = shutdown => info!("shutting down: draining in-flight requests"),
@@ -154,6 +161,7 @@ pub async fn serve(
                 }
             }
             set_all_not_serving(&health).await;
+            stopping.cancel();
             let _ = drain_started.send(());
         }
     };
@@ -178,7 +186,7 @@ pub async fn serve(
             client_auth.clone(),
         ))
         .add_service(InterceptedService::new(
-            SolverServer::new(SolverService::new(&coordinator))
+            SolverServer::new(SolverService::new(&coordinator, stopping))
                 .max_decoding_message_size(MAX_MESSAGE_BYTES),
             client_auth,
         ))

@@ -9,6 +9,7 @@ use solver_proto::v1::{self, solver_server::Solver, work_server::Work};
 use tokio::sync::mpsc;
 use tokio_stream::Stream;
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 use crate::coordinator::Coordinator;
@@ -16,6 +17,9 @@ use crate::coordinator::Coordinator;
 /// Least time between two progress messages of one `WatchProblem` stream (the message with
 /// the verdict, or another final status, comes at once).
 pub const WATCH_INTERVAL: Duration = Duration::from_millis(250);
+
+/// What a request gets from a server that drains (or has stopped): `UNAVAILABLE`.
+const SHUTTING_DOWN: &str = "the server is shutting down; try again once it is back";
 
 /// The coordinator as the services see it: a weak reference, so that connections outliving a
 /// shutdown (the drain timed out) do not keep the data directory open.
@@ -26,7 +30,7 @@ impl Handle {
     fn get(&self) -> Result<Arc<Coordinator>, Status> {
         self.0
             .upgrade()
-            .ok_or_else(|| Status::unavailable("the server is shutting down"))
+            .ok_or_else(|| Status::unavailable(SHUTTING_DOWN))
     }
 }
 
@@ -34,13 +38,17 @@ impl Handle {
 #[derive(Debug, Clone)]
 pub struct SolverService {
     coordinator: Handle,
+    stopping: CancellationToken,
 }
 
 impl SolverService {
-    /// The service over `coordinator` (held weakly: the caller keeps it alive).
-    pub fn new(coordinator: &Arc<Coordinator>) -> Self {
+    /// The service over `coordinator` (held weakly: the caller keeps it alive). Once `stopping`
+    /// fires (the server drains), every `WatchProblem` stream ends with `UNAVAILABLE` instead
+    /// of holding the drain up until its timeout.
+    pub fn new(coordinator: &Arc<Coordinator>, stopping: CancellationToken) -> Self {
         Self {
             coordinator: Handle(Arc::downgrade(coordinator)),
+            stopping,
         }
     }
 }
@@ -103,7 +111,7 @@ impl Solver for SolverService {
         let mut changes = self.coordinator.get()?.subscribe(&id)?;
         let first = self.coordinator.get()?.problem(&id)?;
         let (tx, rx) = mpsc::channel(4);
-        let coordinator = self.coordinator.clone();
+        let (coordinator, stopping) = (self.coordinator.clone(), self.stopping.clone());
         tokio::spawn(async move {
             let mut current = first;
             loop {
@@ -114,7 +122,15 @@ impl Solver for SolverService {
                 // A client that went away ends the task at once, not at the next change.
                 let deadline = tokio::time::Instant::now() + WATCH_INTERVAL;
                 tokio::select! {
-                    more = news(&mut changes, deadline) => if !more { return },
+                    more = news(&mut changes, deadline) => if !more {
+                        // The coordinator is gone: the server stops.
+                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        return;
+                    },
+                    () = stopping.cancelled() => {
+                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        return;
+                    }
                     () = tx.closed() => return,
                 }
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {

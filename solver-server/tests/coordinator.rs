@@ -437,6 +437,15 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
             bad(spec(&["....", "..X.", "....", "...."], true, 0)),
             "spec.position.rows",
         ),
+        // A finished game: Maker owns a row's first 7 cells, an edge.
+        (
+            bad(spec(
+                &["MMMMMMMB", "BBBBBB..", "........", "........"],
+                true,
+                0,
+            )),
+            "spec.position.rows",
+        ),
         (
             bad(v1::ProblemSpec {
                 disabled_techniques: vec!["no-such".into()],

@@ -139,6 +139,57 @@ async fn drain_is_bounded_by_the_drain_timeout() {
     RocksStore::open(&server.data_dir).expect("data directory reopens");
 }
 
+/// A problem's watch stream open when the server drains ends at once with `UNAVAILABLE`
+/// (a client told the problem still runs would take the end for a verdict), and does not hold
+/// the drain up until its timeout (here 60 s).
+#[tokio::test]
+async fn a_problem_watch_ends_unavailable_when_the_server_drains() {
+    use solver_proto::v1::{self, solver_client::SolverClient};
+    let server = start_with(|c| c.drain_timeout_secs = 60).await;
+    let mut client = SolverClient::new(channel(server.addr).await);
+    let position = v1::SevenPosition {
+        cols: 9,
+        rows: vec![".".repeat(9); 4],
+        to_move: v1::Side::Maker as i32,
+    };
+    let id = client
+        .submit(v1::SubmitRequest {
+            request_id: "watched".into(),
+            spec: Some(v1::ProblemSpec {
+                position: Some(position),
+                ..Default::default()
+            }),
+        })
+        .await
+        .expect("submit")
+        .into_inner()
+        .problem_id;
+    let mut watch = client
+        .watch_problem(v1::GetProblemRequest { problem_id: id })
+        .await
+        .expect("watch")
+        .into_inner();
+    let first = watch.next().await.expect("a state").expect("ok");
+    assert_eq!(first.status, v1::ProblemStatus::Running as i32, "no worker");
+
+    server.stop.send(()).expect("server still running");
+    let end = tokio::time::timeout(Duration::from_secs(10), watch.next())
+        .await
+        .expect("the watch ends within 10 s");
+    let status = end
+        .expect("an error, not the end of the stream")
+        .expect_err("an error");
+    assert_eq!(status.code(), Code::Unavailable, "{status:?}");
+    assert!(status.message().contains("shutting down"), "{status:?}");
+    drop(watch);
+    drop(client);
+    tokio::time::timeout(Duration::from_secs(20), server.task)
+        .await
+        .expect("shutdown within 20 s, well before the drain timeout")
+        .expect("server task did not panic")
+        .expect("clean shutdown");
+}
+
 #[tokio::test]
 async fn a_data_directory_in_use_is_an_error() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -27,11 +27,16 @@ pub fn board(wire: Option<&v1::HexBoard>, field: &str) -> Result<Board, WireErro
     let b = wire.ok_or_else(|| WireError::new(field, "is required"))?;
     let rows = b.rows.len();
     let n = if b.n == 0 { rows } else { b.n as usize };
-    if !(1..=solver_core::games::hex::MAX_SIZE).contains(&n) {
+    let sizes = solver_core::games::hex::MIN_SIZE..=solver_core::games::hex::MAX_SIZE;
+    if !sizes.contains(&n) {
         let which = if b.n == 0 { "rows" } else { "n" };
         return Err(WireError::new(
             format!("{field}.{which}"),
-            format!("board size {n} is out of range: n must be from 1 to 11"),
+            format!(
+                "board size {n} is out of range: n must be from {} to {}",
+                sizes.start(),
+                sizes.end()
+            ),
         ));
     }
     if b.n != 0 && rows != n {

@@ -88,8 +88,8 @@ impl Coordinator {
     /// Submits a problem (`Solver.Submit`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` naming the field for a bad request id, position, technique or
-    /// budget; `ALREADY_EXISTS` when the request id names a problem with another spec;
+    /// `INVALID_ARGUMENT` naming the field for a bad request id, position (also one where
+    /// Maker owns an edge already: a finished game), technique or budget; `ALREADY_EXISTS` when the request id names a problem with another spec;
     /// `INTERNAL` when the store fails.
     pub fn submit(&self, req: v1::SubmitRequest) -> Result<v1::SubmitResponse, Error> {
         check_name("request_id", &req.request_id, true)?;
@@ -110,6 +110,12 @@ impl Coordinator {
         }
         let id = st.next_problem;
         let rules = Rules::new(valid.position.cols(), &valid.disabled);
+        if valid.position.maker_won(rules.hypergraph()) {
+            return Err(invalid(
+                "spec.position.rows",
+                "Maker already owns an edge; the game is over",
+            ));
+        }
         let mut game = SevenGame::new(valid.position, rules)
             .expect("the rules are built for the position's width");
         let decided = game.simplify();

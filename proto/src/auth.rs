@@ -13,15 +13,35 @@ impl BearerToken {
     /// An interceptor for `token` (none: no header).
     ///
     /// # Errors
-    /// A message when the token is not printable ASCII.
+    /// [`check_token`]'s message.
     pub fn new(token: Option<&str>) -> Result<Self, String> {
         match token {
             None => Ok(Self(None)),
-            Some(t) => format!("Bearer {t}")
-                .parse()
-                .map(|v| Self(Some(v)))
-                .map_err(|_| "the token must be printable ASCII".to_owned()),
+            Some(t) => {
+                check_token(t)?;
+                format!("Bearer {t}")
+                    .parse()
+                    .map(|v| Self(Some(v)))
+                    .map_err(|_| TOKEN_RULE.to_owned())
+            }
         }
+    }
+}
+
+const TOKEN_RULE: &str = "a token must be 1 or more printable ASCII characters without spaces";
+
+/// Checks a bearer token, on either side: 1 or more printable ASCII characters (`!` to `~`).
+/// What else an HTTP/2 header value may hold (spaces, bytes past ASCII) either does not come
+/// through unchanged or cannot be read back as text by the server, so such a token could
+/// never match. RFC 6750 section 2.1's `b64token` is a subset.
+///
+/// # Errors
+/// A message saying so (without the token, a secret).
+pub fn check_token(token: &str) -> Result<(), String> {
+    if !token.is_empty() && token.bytes().all(|b| b.is_ascii_graphic()) {
+        Ok(())
+    } else {
+        Err(TOKEN_RULE.to_owned())
     }
 }
 
@@ -106,6 +126,25 @@ pub fn endpoint(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_is_printable_ascii_without_spaces() {
+        for t in ["s3cr3t", "a.b-c_d~e+f/g=", "!\"#$%&'()*,:;<>?@[\\]^`{|}"] {
+            assert!(BearerToken::new(Some(t)).is_ok(), "{t}");
+        }
+        // Each of these could be sent (HTTP/2 carries bytes past ASCII) but never matched.
+        for t in [
+            "",
+            "open sesame",
+            " lead",
+            "tab\there",
+            "s\u{e9}same",
+            "nul\0",
+            "del\u{7f}",
+        ] {
+            assert_eq!(BearerToken::new(Some(t)).expect_err(t), TOKEN_RULE, "{t:?}");
+        }
+    }
 
     #[test]
     fn a_server_url_is_http_or_https_with_a_host() {

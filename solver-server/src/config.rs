@@ -92,6 +92,23 @@ pub const DEFAULT_LEASE_MS: u64 = 30_000;
 pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
 
 impl Config {
+    /// Checks what the flags' parsers leave: --worker-token and --client-token
+    /// ([`solver_proto::auth::check_token`]; a parser's error would print the secret).
+    ///
+    /// # Errors
+    /// A message naming the flag.
+    pub fn check(&self) -> Result<(), String> {
+        for (flag, token) in [
+            ("--worker-token", &self.worker_token),
+            ("--client-token", &self.client_token),
+        ] {
+            if let Some(t) = token {
+                solver_proto::auth::check_token(t).map_err(|e| format!("{flag}: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+
     /// A configuration for tests and embedding: listen on `addr`, store data in `data_dir`,
     /// text logs.
     pub fn new(addr: SocketAddr, data_dir: impl Into<PathBuf>) -> Self {

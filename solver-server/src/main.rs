@@ -9,7 +9,7 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use solver_server::config::{Config, LogFormat};
 use tokio::net::TcpListener;
 use tokio::signal::unix::{Signal, SignalKind, signal};
@@ -19,6 +19,11 @@ use tracing_subscriber::EnvFilter;
 #[tokio::main]
 async fn main() -> ExitCode {
     let config = Config::parse();
+    if let Err(e) = config.check() {
+        Config::command()
+            .error(clap::error::ErrorKind::ValueValidation, e)
+            .exit();
+    }
     if config.check_config {
         println!("configuration ok");
         return ExitCode::SUCCESS;

@@ -114,6 +114,8 @@ fn check_config_parses_flags_and_environment_without_starting() {
             .arg(&data_dir)
             .args(args)
             .env_remove("SOLVER_LEASE_MS")
+            .env_remove("SOLVER_WORKER_TOKEN")
+            .env_remove("SOLVER_CLIENT_TOKEN")
             .envs(env.iter().copied())
             .output()
             .expect("run solver-server")
@@ -135,6 +137,26 @@ fn check_config_parses_flags_and_environment_without_starting() {
         out.status.code() == Some(2) && err.contains("--tls-key"),
         "{err}"
     );
+    // A token no header could carry back: named, and not printed (a secret).
+    for (args, env, flag) in [
+        (
+            &["--worker-token", "s\u{e9}same"][..],
+            &[][..],
+            "--worker-token",
+        ),
+        (
+            &[],
+            &[("SOLVER_CLIENT_TOKEN", "open sesame")][..],
+            "--client-token",
+        ),
+    ] {
+        let out = check(args, env);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() == Some(2) && err.contains(flag) && !err.contains("same"),
+            "{err}"
+        );
+    }
 
     // The worker's: its --server URL against --tls-ca and its table size too, as a start
     // checks them (exit 2, naming the flag), without reading the CA file or connecting.
@@ -145,6 +167,9 @@ fn check_config_parses_flags_and_environment_without_starting() {
             .env_remove("SOLVER_SERVER")
             .env_remove("SOLVER_TLS_CA")
             .env_remove("SOLVER_TABLE_MB")
+            .env_remove("SOLVER_WORKER_TOKEN")
+            .env_remove("SOLVER_JOBS")
+            .env_remove("SOLVER_TLS_DOMAIN")
             .output()
             .expect("run solver-worker")
     };
@@ -164,6 +189,7 @@ fn check_config_parses_flags_and_environment_without_starting() {
         ),
         (&["--server", "coordinator"], "--server"),
         (&["--table-mb", "0"], "--table-mb"),
+        (&["--token", "s\u{e9}same"], "--token"),
     ] {
         let out = worker(args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -98,7 +98,7 @@ pub struct Config {
     pub tls_domain: Option<String>,
 
     /// Only check the flags and the environment as a start parses them (values, ranges, the
-    /// --server URL against --tls-ca, the token; [`Config::check`]), print `configuration ok`
+    /// --server URL against --tls-ca, the token), print `configuration ok`
     /// and exit 0, without connecting or reading the TLS files. A bad one is exit 2 with a
     /// message, as for a start. Used by deploy/check.
     #[arg(long)]
@@ -122,14 +122,19 @@ impl Config {
 
     /// Checks what the flags' parsers cannot check alone, without reading a file: the
     /// --server URL (`http://` or `https://` with a host) against --tls-ca (given exactly for
-    /// `https://`), and --token (printable ASCII).
+    /// `https://`), and --token ([`solver_proto::auth::check_token`]).
     ///
     /// # Errors
     /// A message naming the flag.
     pub fn check(&self) -> Result<(), String> {
         solver_proto::auth::check_server_url(&self.server, self.tls_ca.is_some())?;
-        BearerToken::new(self.token.as_deref()).map_err(|e| format!("--token: {e}"))?;
+        self.bearer_token()?;
         Ok(())
+    }
+
+    /// The `authorization` header of every call, from `--token`; an error names the flag.
+    fn bearer_token(&self) -> Result<BearerToken, String> {
+        BearerToken::new(self.token.as_deref()).map_err(|e| format!("--token: {e}"))
     }
 
     /// The number of job slots.
@@ -225,8 +230,7 @@ fn connect(config: &Config) -> Result<Client, Error> {
     .http2_keep_alive_interval(KEEP_ALIVE)
     .keep_alive_timeout(KEEP_ALIVE)
     .keep_alive_while_idle(true);
-    let token = BearerToken::new(config.token.as_deref())
-        .map_err(|e| Error::Connection(format!("--token: {e}")))?;
+    let token = config.bearer_token().map_err(Error::Connection)?;
     Ok(WorkClient::with_interceptor(endpoint.connect_lazy(), token)
         .max_decoding_message_size(16 * 1024 * 1024))
 }

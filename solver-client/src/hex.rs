@@ -13,7 +13,7 @@ use std::time::Instant;
 
 use clap::{Args, Subcommand};
 use serde_json::{Value, json};
-use solver_core::games::hex::Board;
+use solver_core::games::hex::{self, Board};
 use solver_proto::convert::hex as conv;
 use solver_proto::v1::{
     CheckHexWinRequest, CheckHexWinResponse, HexBoard, HexCell, HexColor, HexSolveStatus,
@@ -78,8 +78,8 @@ pub struct BoardArgs {
     /// The rows, top row first (e.g. `.B. ... W..`).
     rows: Vec<String>,
     /// The empty board of this side (1 to 11) instead of rows.
-    #[arg(long, conflicts_with = "rows",
-          value_parser = clap::value_parser!(u32).range(1..=solver_core::games::hex::MAX_SIZE as i64))]
+    #[arg(long, conflicts_with = "rows", value_parser = clap::value_parser!(u32)
+          .range(hex::MIN_SIZE as i64..=hex::MAX_SIZE as i64))]
     empty: Option<u32>,
 }
 
@@ -219,9 +219,9 @@ fn parse_color(v: Option<&Value>, field: &str) -> anyhow::Result<HexColor> {
     let s = v
         .and_then(Value::as_str)
         .ok_or_else(|| usage(format!("{field}: expected \"B\" or \"W\"")))?;
-    match solver_core::games::hex::Color::parse(s).map_err(|e| usage(format!("{field}: {e}")))? {
-        solver_core::games::hex::Color::Black => Ok(HexColor::Black),
-        solver_core::games::hex::Color::White => Ok(HexColor::White),
+    match hex::Color::parse(s).map_err(|e| usage(format!("{field}: {e}")))? {
+        hex::Color::Black => Ok(HexColor::Black),
+        hex::Color::White => Ok(HexColor::White),
     }
 }
 
@@ -264,7 +264,7 @@ fn draw(board: &HexBoard, marked: &[HexCell]) -> anyhow::Result<String> {
     let parsed = conv::board(Some(board), "board").map_err(usage)?;
     let cells: Vec<_> = marked
         .iter()
-        .map(|c| solver_core::games::hex::Cell::new(c.row as u8, c.col as u8))
+        .map(|c| hex::Cell::new(c.row as u8, c.col as u8))
         .collect();
     Ok(Board::draw(&parsed, &cells))
 }

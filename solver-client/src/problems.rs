@@ -496,7 +496,13 @@ async fn watch(c: &mut Client, id: &str, json_lines: bool) -> anyhow::Result<v1:
     bar.enable_steady_tick(Duration::from_millis(120));
     let mut last = None;
     while let Some(p) = stream.next().await {
-        let p = p.map_err(server_error)?;
+        let p = match p {
+            Ok(p) => p,
+            Err(status) => {
+                bar.finish_and_clear();
+                return Err(server_error(status));
+            }
+        };
         if json_lines {
             bar.suspend(|| outln!("{}", problem_json(&p)));
         }

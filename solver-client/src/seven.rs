@@ -388,16 +388,16 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
         max_nodes: args.max_nodes,
         ..Limits::default()
     };
+    let search = |pos| solver_core::games::seven::solve(pos, &disabled, &limits, args.all_moves);
     if let Some(path) = &args.jsonl {
         return crate::cli::for_each_jsonl(path, |rec| {
             let pos = position_of_record(rec)?;
             check_live(&pos, "board")?;
-            let report = solver_core::games::seven::solve(pos, &disabled, &limits, args.all_moves);
-            Ok(solve_json(&pos, &report))
+            Ok(solve_json(&pos, &search(pos)))
         });
     }
     let pos = board.live_position()?;
-    let report = solver_core::games::seven::solve(pos, &disabled, &limits, args.all_moves);
+    let report = search(pos);
     if args.json {
         outln!("{}", solve_json(&pos, &report));
     } else {

@@ -121,7 +121,10 @@ impl Solver for SolverService {
                 }
                 // A client that went away ends the task at once, not at the next change.
                 let deadline = tokio::time::Instant::now() + WATCH_INTERVAL;
+                // News first: a problem that ended as the server began to drain still sends
+                // its final message.
                 tokio::select! {
+                    biased;
                     more = news(&mut changes, deadline) => if !more {
                         // The coordinator is gone: the server stops.
                         let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;

@@ -200,6 +200,34 @@ async fn a_data_directory_in_use_is_an_error() {
     assert!(matches!(result, Err(RunError::Store(_))), "{result:?}");
 }
 
+#[tokio::test]
+async fn an_unreadable_tls_file_names_its_flag() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pem = dir.path().join("present.pem");
+    std::fs::write(&pem, "not read far").expect("write");
+    for (cert, key, flag) in [
+        ("absent.pem", "present.pem", "--tls-cert"),
+        ("present.pem", "absent.pem", "--tls-key"),
+    ] {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let mut config = Config::new(
+            listener.local_addr().expect("addr"),
+            dir.path().join("data"),
+        );
+        config.tls_cert = Some(dir.path().join(cert));
+        config.tls_key = Some(dir.path().join(key));
+        let result = run(config, listener, std::future::pending()).await;
+        let message = match result {
+            Err(e @ RunError::Tls { .. }) => e.to_string(),
+            other => panic!("{flag}: {other:?}"),
+        };
+        assert!(
+            message.starts_with(flag) && message.contains("absent.pem"),
+            "{message}"
+        );
+    }
+}
+
 async fn list_services(ch: Channel) -> Vec<String> {
     let req = ServerReflectionRequest {
         host: String::new(),

@@ -390,10 +390,11 @@ impl Coordinator {
 
     /// Searches the winning first moves of every solved problem waiting for them, one at a
     /// time and outside the lock (up to four job budgets of nodes each: seconds to minutes),
-    /// and ends each problem that is still running with its result. A problem whose search
-    /// `cancel` stopped (set it, then call [`Coordinator::stop_moves_search`]) waits for the
-    /// next server run; the search of a problem cancelled meanwhile stops, and the next
-    /// waiting problem's follows. Returns the problems ended.
+    /// and ends each problem that is still running with its result. After
+    /// [`Coordinator::stop_moves_search`] the search under way stops and its problem, like
+    /// every one still waiting, waits for the next server run; the search of a problem
+    /// cancelled meanwhile stops, and the next waiting problem's follows. Returns the problems
+    /// ended.
     ///
     /// # Errors
     /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]); `INTERNAL` when the store

@@ -89,8 +89,8 @@ impl Coordinator {
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` naming the field for a bad request id, position (also one where
-    /// Maker owns an edge already: a finished game), technique or budget; `ALREADY_EXISTS` when the request id names a problem with another spec;
-    /// `INTERNAL` when the store fails.
+    /// Maker owns an edge already: a finished game), technique or budget; `ALREADY_EXISTS`
+    /// when the request id names a problem with another spec; `INTERNAL` when the store fails.
     pub fn submit(&self, req: v1::SubmitRequest) -> Result<v1::SubmitResponse, Error> {
         check_name("request_id", &req.request_id, true)?;
         let valid = validate_spec(req.spec)?;

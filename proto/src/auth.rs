@@ -30,10 +30,11 @@ impl BearerToken {
 
 const TOKEN_RULE: &str = "a token must be 1 or more printable ASCII characters without spaces";
 
-/// Checks a bearer token, on either side: 1 or more printable ASCII characters (`!` to `~`).
-/// What else an HTTP/2 header value may hold (spaces, bytes past ASCII) either does not come
-/// through unchanged or cannot be read back as text by the server, so such a token could
-/// never match. RFC 6750 section 2.1's `b64token` is a subset.
+/// Checks a bearer token, on either side: 1 or more printable ASCII characters (`!` to `~`),
+/// a superset of RFC 6750 section 2.1's `b64token`. Bytes past ASCII could be sent, but the
+/// server cannot read them back as text, so such a token never matched; a space is not in
+/// `b64token`, and at either end of a header value it is malformed in HTTP/2 (RFC 9113
+/// section 8.2.1).
 ///
 /// # Errors
 /// A message saying so (without the token, a secret).

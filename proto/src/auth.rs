@@ -31,10 +31,11 @@ impl BearerToken {
 const TOKEN_RULE: &str = "a token must be 1 or more printable ASCII characters without spaces";
 
 /// Checks a bearer token, on either side: 1 or more printable ASCII characters (`!` to `~`),
-/// a superset of RFC 6750 section 2.1's `b64token`. Bytes past ASCII could be sent, but the
-/// server cannot read them back as text, so such a token never matched; a space is not in
-/// `b64token`, and at either end of a header value it is malformed in HTTP/2 (RFC 9113
-/// section 8.2.1).
+/// a superset of RFC 6750 section 2.1's `b64token`. Bytes past ASCII can be sent in a header,
+/// but the server reads the header as ASCII text, so such a token never matched; control
+/// characters and DEL cannot go in a header at all. Space, tab and the empty token are refused
+/// by choice: they are not in `b64token`, and whitespace at the end of a header value is
+/// malformed in HTTP/2 (RFC 9113 section 8.2.1) and may be stripped on the way.
 ///
 /// # Errors
 /// A message saying so (without the token, a secret).
@@ -133,7 +134,8 @@ mod tests {
         for t in ["s3cr3t", "a.b-c_d~e+f/g=", "!\"#$%&'()*,:;<>?@[\\]^`{|}"] {
             assert!(BearerToken::new(Some(t)).is_ok(), "{t}");
         }
-        // Each of these could be sent (HTTP/2 carries bytes past ASCII) but never matched.
+        // Empty or with whitespace (refused by choice), past ASCII (never matched), control
+        // characters (cannot go in a header).
         for t in [
             "",
             "open sesame",

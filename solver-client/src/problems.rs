@@ -21,8 +21,14 @@ use crate::cli::{server_error, usage};
 /// that the variables may stay set).
 #[derive(Debug, Clone, Default, Args)]
 pub struct Access {
-    /// Bearer token for the server's Solver and Rules services (its --client-token).
-    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
+    /// Bearer token for the server's Solver and Rules services (its --client-token): 1 or more
+    /// printable ASCII characters without spaces. Prefer the environment variable.
+    #[arg(
+        long,
+        env = "SOLVER_CLIENT_TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub token: Option<String>,
     /// PEM CA certificate to verify the server's TLS certificate with (an `https://` URL).
     #[arg(long, env = "SOLVER_TLS_CA")]

@@ -60,13 +60,25 @@ pub struct Config {
     #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=100_000_000))]
     pub job_node_budget: u64,
 
-    /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service.
-    /// No check when unset.
-    #[arg(long, env = "SOLVER_WORKER_TOKEN", hide_env_values = true)]
+    /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service:
+    /// 1 or more printable ASCII characters without spaces. No check when unset. Prefer the
+    /// environment variable: other users can read a flag's value in `ps`.
+    #[arg(
+        long,
+        env = "SOLVER_WORKER_TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub worker_token: Option<String>,
 
-    /// Bearer token clients must send on the Solver and Rules services. No check when unset.
-    #[arg(long, env = "SOLVER_CLIENT_TOKEN", hide_env_values = true)]
+    /// Bearer token clients must send on the Solver and Rules services (as --worker-token). No
+    /// check when unset.
+    #[arg(
+        long,
+        env = "SOLVER_CLIENT_TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub client_token: Option<String>,
 
     /// PEM certificate chain: serve TLS (needs --tls-key).
@@ -78,7 +90,7 @@ pub struct Config {
     pub tls_key: Option<PathBuf>,
 
     /// Only check the flags and the environment as a start parses them (values, ranges,
-    /// options that need each other), print `configuration ok` and exit 0, without binding,
+    /// options that need each other, the tokens), print `configuration ok` and exit 0, without binding,
     /// opening the data directory or reading the TLS files. A bad one is exit 2 with a
     /// message, as for a start. Used by deploy/check.
     #[arg(long)]
@@ -93,7 +105,8 @@ pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
 
 impl Config {
     /// Checks what the flags' parsers leave: --worker-token and --client-token
-    /// ([`solver_proto::auth::check_token`]; a parser's error would print the secret).
+    /// ([`solver_proto::auth::check_token`]; a parser's error would print the secret). A start
+    /// (`server::run`, `server::serve`) checks it too.
     ///
     /// # Errors
     /// A message naming the flag.

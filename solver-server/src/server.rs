@@ -59,6 +59,10 @@ pub enum RunError {
     /// The listener's address could not be read.
     #[error("cannot read the listening address: {0}")]
     Address(std::io::Error),
+    /// A setting a flag's parser cannot check ([`Config::check`]), for a configuration built
+    /// in code.
+    #[error("{0}")]
+    Config(String),
     /// The TLS certificate or key could not be read.
     #[error("{flag} {}: cannot read it: {source}", .path.display())]
     Tls {
@@ -87,7 +91,8 @@ pub enum RunError {
 /// from then on it serves.
 ///
 /// # Errors
-/// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
+/// [`RunError::Config`] for a bad token ([`Config::check`]); [`RunError::Store`] if the data
+/// directory cannot be opened (for instance, another server
 /// holds it) or flushed; [`RunError::Tls`] if the TLS certificate or key cannot be read;
 /// [`RunError::Load`] if the stored problems cannot be loaded; [`RunError::Address`],
 /// [`RunError::Reflection`] (neither expected); [`RunError::Transport`] if serving fails;
@@ -97,6 +102,7 @@ pub async fn run(
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), RunError> {
+    config.check().map_err(RunError::Config)?;
     let store: Arc<dyn Store> = Arc::new(RocksStore::open(&config.data_dir)?);
     info!(data_dir = %config.data_dir.display(), "store opened");
     serve(config, listener, shutdown, store).await
@@ -114,6 +120,7 @@ pub async fn serve(
     store: Arc<dyn Store>,
 ) -> Result<(), RunError> {
     // What may fail comes first, so that a failure leaves no task running.
+    config.check().map_err(RunError::Config)?;
     let addr = listener.local_addr().map_err(RunError::Address)?;
     let mut builder = tonic::transport::Server::builder();
     if let (Some(cert), Some(key)) = (&config.tls_cert, &config.tls_key) {

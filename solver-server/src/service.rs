@@ -113,10 +113,23 @@ impl Solver for SolverService {
         let (tx, rx) = mpsc::channel(4);
         let (coordinator, stopping) = (self.coordinator.clone(), self.stopping.clone());
         tokio::spawn(async move {
+            // Sends `item` unless the server drains first (a slow client's full channel must
+            // not hold the drain up): then ends the stream with UNAVAILABLE if there is room
+            // for it, else without. False: the stream has ended.
+            let send = async |item| {
+                tokio::select! {
+                    biased;
+                    sent = tx.send(item) => sent.is_ok(),
+                    () = stopping.cancelled() => {
+                        let _ = tx.try_send(Err(Status::unavailable(SHUTTING_DOWN)));
+                        false
+                    }
+                }
+            };
             let mut current = first;
             loop {
                 let done = finished(&current);
-                if tx.send(Ok(current)).await.is_err() || done {
+                if !send(Ok(current)).await || done {
                     return;
                 }
                 // A client that went away ends the task at once, not at the next change.
@@ -127,11 +140,11 @@ impl Solver for SolverService {
                     biased;
                     more = news(&mut changes, deadline) => if !more {
                         // The coordinator is gone: the server stops.
-                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        send(Err(Status::unavailable(SHUTTING_DOWN))).await;
                         return;
                     },
                     () = stopping.cancelled() => {
-                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        send(Err(Status::unavailable(SHUTTING_DOWN))).await;
                         return;
                     }
                     () = tx.closed() => return,
@@ -139,7 +152,7 @@ impl Solver for SolverService {
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,
                     Err(e) => {
-                        let _ = tx.send(Err(e)).await;
+                        send(Err(e)).await;
                         return;
                     }
                 };

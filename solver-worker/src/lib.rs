@@ -84,8 +84,14 @@ pub struct Config {
     #[arg(long, env = "SOLVER_WORKER_NAME")]
     pub name: Option<String>,
 
-    /// Bearer token for the coordinator's Work service (its --worker-token).
-    #[arg(long, env = "SOLVER_WORKER_TOKEN", hide_env_values = true)]
+    /// Bearer token for the coordinator's Work service (its --worker-token): 1 or more
+    /// printable ASCII characters without spaces. Prefer the environment variable.
+    #[arg(
+        long,
+        env = "SOLVER_WORKER_TOKEN",
+        hide_env_values = true,
+        allow_hyphen_values = true
+    )]
     pub token: Option<String>,
 
     /// PEM CA certificate to verify the coordinator's TLS certificate with (an `https://`

@@ -1135,6 +1135,58 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     assert_maker_wins_with(&c, &b, &moves);
 }
 
+/// A report's solved positions are facts for every running problem of their width: here the
+/// root of problem b (a one-node DAG, fewer nodes than the report has facts, so the DAG is
+/// scanned against the facts) is among the facts of a job of problem a, and b ends with the
+/// value an independent search gives.
+#[tokio::test]
+async fn a_reports_facts_solve_another_problem_of_the_width() {
+    use solver_core::games::seven::{self, Cols, Position, Rules, SevenGame, Side};
+    use solver_core::pns::{Game, Limits, Outcome, Value};
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    let a = submit_to(&c, 8, 2_000);
+    let rows = ["...M....", "........", "........", "........"];
+    let b = c
+        .submit(v1::SubmitRequest {
+            request_id: String::new(),
+            spec: Some(spec(&rows, false, 2_000)),
+        })
+        .expect("submit")
+        .problem_id;
+    assert!(
+        running(&c.problem(&b).expect("b")),
+        "the reductions leave b open"
+    );
+    let cols = Cols::try_from(8u32).expect("width");
+    let position = Position::from_rows(&rows, Some(cols), Side::Breaker).expect("rows");
+    let Outcome::Solved(value) = seven::solve(position, &[], &Limits::default(), false).outcome
+    else {
+        panic!("n = 8 is solved");
+    };
+    let mut game = SevenGame::new(position, Rules::new(cols, &[])).expect("game");
+    assert_eq!(game.simplify(), None);
+    let a_root = lease_from(&c, "w", 2, "")
+        .into_iter()
+        .find(|j| j.problem_id == a)
+        .expect("a's root");
+    let mut r = run_job(&a_root, &JobContext::new(64), Arc::default()).expect("runs");
+    r.worker = "w".into();
+    r.solved.push(v1::SolvedPosition {
+        position: solver_proto::convert::seven::pack_key(&game.key()),
+        maker_wins: value == Value::Proven,
+    });
+    assert!(r.solved.len() > 1, "more facts than b's DAG has nodes");
+    c.report(r).expect("report");
+    let progress = c.problem(&b).expect("b").progress.expect("progress");
+    let solved = if value == Value::Proven {
+        progress.root_pn
+    } else {
+        progress.root_dn
+    };
+    assert_eq!(solved, 0, "b's root has the value {value:?}: {progress:?}");
+}
+
 /// The server searches those moves by itself and the result follows.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_server_names_winning_moves_in_the_background() {

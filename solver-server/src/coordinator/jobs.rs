@@ -432,6 +432,13 @@ impl Coordinator {
 
     /// Applies solved values to every running problem's DAG (where the position is a node)
     /// and to `tt`. Returns the problems whose DAG changed.
+    ///
+    /// This runs under the lock, so each DAG is matched from its smaller side: a report may
+    /// carry up to [`MAX_REPORT_SOLVED`] facts and many problems may run, and a DAG with fewer
+    /// nodes than the report has facts is scanned against them instead of looked up once per
+    /// fact. So the work per problem is the fewer of its DAG's nodes and the facts (looking up
+    /// every fact in every DAG, 100,000 facts with 1,000 one-node problems running held the
+    /// lock for 25 s in a debug build).
     fn apply_facts(
         &self,
         st: &mut State,
@@ -439,19 +446,38 @@ impl Coordinator {
         batch: &mut Batch,
     ) -> Result<Vec<u64>, Error> {
         let mut touched = Vec::new();
+        let mut by_key: Option<rustc_hash::FxHashMap<Key, Value>> = None;
+        let mut hits = Vec::new();
         for (&id, ps) in st.problems.iter_mut() {
             let Some(dag) = ps.dag.as_mut() else {
                 continue;
             };
-            let cols = dag.root().key.cols;
+            hits.clear();
+            if dag.len() < facts.len() {
+                // The first fact of a key counts, as in the other branch.
+                let by_key = by_key.get_or_insert_with(|| {
+                    let mut m = rustc_hash::FxHashMap::default();
+                    for &(key, v) in facts.iter().rev() {
+                        m.insert(key, v);
+                    }
+                    m
+                });
+                hits.extend(
+                    dag.iter()
+                        .filter_map(|(n, node)| by_key.get(&node.key).map(|&v| (n, v))),
+                );
+            } else {
+                let cols = dag.root().key.cols;
+                hits.extend(
+                    facts
+                        .iter()
+                        .filter(|(key, _)| key.cols == cols)
+                        .filter_map(|&(key, v)| dag.get(&key).map(|n| (n, v))),
+                );
+            }
             let mut any = false;
-            for &(key, v) in facts {
-                if key.cols != cols {
-                    continue;
-                }
-                if let Some(n) = dag.get(&key)
-                    && dag.solve(n, v)
-                {
+            for &(n, v) in &hits {
+                if dag.solve(n, v) {
                     ps.dirty.push(n);
                     any = true;
                 }

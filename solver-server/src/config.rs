@@ -56,6 +56,12 @@ pub struct Config {
     #[arg(long, env = "SOLVER_LEASE_MS", default_value_t = DEFAULT_LEASE_MS, value_parser = clap::value_parser!(u64).range(100..))]
     pub lease_ms: u64,
 
+    /// MiB the server's own search of a solved problem's winning first moves may hold (64 to
+    /// 2^24). Past it the search collects garbage and collapses old subtrees, as a worker's
+    /// --table-mb; its node budget is four jobs' (proto/README.md, "Life cycle").
+    #[arg(long, env = "SOLVER_MOVES_SEARCH_MB", default_value_t = DEFAULT_MOVES_SEARCH_MB, value_parser = clap::value_parser!(u64).range(64..=1 << 24))]
+    pub moves_search_mb: u64,
+
     /// Node budget of a job when a problem does not set its own (1000..=100000000).
     #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=100_000_000))]
     pub job_node_budget: u64,
@@ -97,6 +103,9 @@ pub struct Config {
     pub check_config: bool,
 }
 
+/// Default of [`Config::moves_search_mb`], in MiB.
+pub const DEFAULT_MOVES_SEARCH_MB: u64 = crate::coordinator::DEFAULT_MOVES_SEARCH_MB;
+
 /// The default lease length, in ms.
 pub const DEFAULT_LEASE_MS: u64 = 30_000;
 
@@ -132,6 +141,7 @@ impl Config {
             drain_timeout_secs: DEFAULT_DRAIN_TIMEOUT_SECS,
             metrics_addr: None,
             lease_ms: DEFAULT_LEASE_MS,
+            moves_search_mb: DEFAULT_MOVES_SEARCH_MB,
             job_node_budget: DEFAULT_JOB_BUDGET,
             worker_token: None,
             client_token: None,
@@ -146,6 +156,7 @@ impl Config {
         crate::coordinator::CoordinatorConfig {
             lease: Duration::from_millis(self.lease_ms),
             default_job_budget: self.job_node_budget,
+            moves_search_bytes: usize::try_from(self.moves_search_mb << 20).unwrap_or(usize::MAX),
             ..Default::default()
         }
     }
@@ -206,8 +217,11 @@ mod tests {
             "json",
             "--drain-timeout-secs",
             "3",
+            "--moves-search-mb",
+            "64",
         ])
         .expect("flags parse");
+        assert_eq!(c.coordinator().moves_search_bytes, 64 << 20);
         assert_eq!(c.addr, "0.0.0.0:7000".parse().expect("literal address"));
         assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
         assert_eq!(c.log_format, LogFormat::Json);
@@ -222,6 +236,7 @@ mod tests {
         assert!(parse(&["--drain-timeout-secs", "-1"]).is_err());
         assert!(parse(&["--lease-ms", "5"]).is_err());
         assert!(parse(&["--job-node-budget", "0"]).is_err());
+        assert!(parse(&["--moves-search-mb", "63"]).is_err());
         assert!(
             parse(&["--tls-cert", "/tmp/c.pem"]).is_err(),
             "cert without key"

@@ -48,6 +48,9 @@ pub struct CoordinatorConfig {
     pub default_job_budget: u64,
     /// With no job to lease, workers are told to ask again after this long.
     pub retry_after: Duration,
+    /// Cap of the search of a solved problem's winning first moves, in bytes
+    /// ([`solver_core::pns::Limits::max_bytes`]).
+    pub moves_search_bytes: usize,
 }
 
 impl CoordinatorConfig {
@@ -67,9 +70,16 @@ impl Default for CoordinatorConfig {
             lease: Duration::from_secs(30),
             default_job_budget: DEFAULT_JOB_BUDGET,
             retry_after: Duration::from_millis(250),
+            moves_search_bytes: (DEFAULT_MOVES_SEARCH_MB as usize) << 20,
         }
     }
 }
+
+/// MiB the search of a solved problem's winning first moves may hold unless the server says
+/// otherwise: as a worker's default table. Without a cap, a search of four 100,000,000-node
+/// budgets grew by about 28 MB a second (2.5 GB in 85 s, debug build) until the server was
+/// killed for its memory.
+pub const DEFAULT_MOVES_SEARCH_MB: u64 = 1024;
 
 /// Node budget of a job unless the problem or the server says otherwise. Jobs usually end
 /// earlier, at their leaf's thresholds (proto/README.md, "Work: leases"); the budget bounds
@@ -423,7 +433,9 @@ impl Coordinator {
                 (search, stop)
             };
             let budget = self.config.job_budget(search.job_node_budget);
-            let moves = match catch_unwind(AssertUnwindSafe(|| search.run(budget, &stop))) {
+            let moves = match catch_unwind(AssertUnwindSafe(|| {
+                search.run(budget, self.config.moves_search_bytes, &stop)
+            })) {
                 Ok(Some(moves)) => moves,
                 // Cancelled: the problem ended meanwhile (it is not completed below), or the
                 // server stops (checked above).

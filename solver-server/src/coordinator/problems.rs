@@ -341,11 +341,18 @@ pub(super) struct MovesSearch {
 }
 
 impl MovesSearch {
-    /// The winning first moves, searched with four times `job_budget` nodes, or `None` when
-    /// `cancel` stopped the search (the problem then waits for the next server run).
-    pub(super) fn run(&self, job_budget: u64, cancel: &Arc<AtomicBool>) -> Option<Vec<String>> {
+    /// The winning first moves, searched with four times `job_budget` nodes in at most
+    /// `max_bytes` bytes, or `None` when `cancel` stopped the search (the problem then waits
+    /// for the next server run).
+    pub(super) fn run(
+        &self,
+        job_budget: u64,
+        max_bytes: usize,
+        cancel: &Arc<AtomicBool>,
+    ) -> Option<Vec<String>> {
         let limits = Limits {
             max_nodes: Some(job_budget.saturating_mul(4)),
+            max_bytes: Some(max_bytes),
             cancel: Some(Arc::clone(cancel)),
             ..Limits::default()
         };

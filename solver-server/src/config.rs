@@ -57,8 +57,10 @@ pub struct Config {
     pub lease_ms: u64,
 
     /// MiB the server's own search of a solved problem's winning first moves may hold (64 to
-    /// 2^24). Past it the search collects garbage and collapses old subtrees, as a worker's
-    /// --table-mb; its node budget is four jobs' (proto/README.md, "Life cycle").
+    /// 2^24; the process may peak at about 1.4 times it, besides the DAGs: keep that within
+    /// the machine's or the container's memory). Past it the search collects garbage and
+    /// collapses old subtrees; if that is not enough the search gives up and the problem ends
+    /// with no winning moves (proto/README.md, "Life cycle").
     #[arg(long, env = "SOLVER_MOVES_SEARCH_MB", default_value_t = DEFAULT_MOVES_SEARCH_MB, value_parser = clap::value_parser!(u64).range(64..=1 << 24))]
     pub moves_search_mb: u64,
 
@@ -156,7 +158,8 @@ impl Config {
         crate::coordinator::CoordinatorConfig {
             lease: Duration::from_millis(self.lease_ms),
             default_job_budget: self.job_node_budget,
-            moves_search_bytes: usize::try_from(self.moves_search_mb << 20).unwrap_or(usize::MAX),
+            moves_search_bytes: usize::try_from(self.moves_search_mb.saturating_mul(1 << 20))
+                .unwrap_or(usize::MAX),
             ..Default::default()
         }
     }

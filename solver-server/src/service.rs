@@ -113,23 +113,14 @@ impl Solver for SolverService {
         let (tx, rx) = mpsc::channel(4);
         let (coordinator, stopping) = (self.coordinator.clone(), self.stopping.clone());
         tokio::spawn(async move {
-            // Sends `item` unless the server drains first (a slow client's full channel must
-            // not hold the drain up): then ends the stream with UNAVAILABLE if there is room
-            // for it, else without. False: the stream has ended.
-            let send = async |item| {
-                tokio::select! {
-                    biased;
-                    sent = tx.send(item) => sent.is_ok(),
-                    () = stopping.cancelled() => {
-                        let _ = tx.try_send(Err(Status::unavailable(SHUTTING_DOWN)));
-                        false
-                    }
-                }
-            };
+            // Sends are awaited, also while the server drains: a client that stopped reading
+            // fills the channel only once its HTTP/2 window is used up, and then could not be
+            // sent the rest anyway, so the drain's timeout bounds it either way, and a reading
+            // client gets every message, the verdict and UNAVAILABLE included.
             let mut current = first;
             loop {
                 let done = finished(&current);
-                if !send(Ok(current)).await || done {
+                if tx.send(Ok(current)).await.is_err() || done {
                     return;
                 }
                 // A client that went away ends the task at once, not at the next change.
@@ -140,11 +131,11 @@ impl Solver for SolverService {
                     biased;
                     more = news(&mut changes, deadline) => if !more {
                         // The coordinator is gone: the server stops.
-                        send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
                         return;
                     },
                     () = stopping.cancelled() => {
-                        send(Err(Status::unavailable(SHUTTING_DOWN))).await;
+                        let _ = tx.send(Err(Status::unavailable(SHUTTING_DOWN))).await;
                         return;
                     }
                     () = tx.closed() => return,
@@ -152,7 +143,7 @@ impl Solver for SolverService {
                 current = match coordinator.get().and_then(|c| Ok(c.problem(&id)?)) {
                     Ok(p) => p,
                     Err(e) => {
-                        send(Err(e)).await;
+                        let _ = tx.send(Err(e)).await;
                         return;
                     }
                 };

@@ -1138,7 +1138,8 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
 /// A report's solved positions are facts for every running problem of their width: here the
 /// root of problem b (a one-node DAG, fewer nodes than the report has facts, so the DAG is
 /// scanned against the facts) is among the facts of a job of problem a, and b ends with the
-/// value an independent search gives.
+/// value an independent search gives. The first fact of a position counts, and the same
+/// stones on another width are another position.
 #[tokio::test]
 async fn a_reports_facts_solve_another_problem_of_the_width() {
     use solver_core::games::seven::{self, Cols, Position, Rules, SevenGame, Side};
@@ -1172,10 +1173,24 @@ async fn a_reports_facts_solve_another_problem_of_the_width() {
         .expect("a's root");
     let mut r = run_job(&a_root, &JobContext::new(64), Arc::default()).expect("runs");
     r.worker = "w".into();
-    r.solved.push(v1::SolvedPosition {
+    let wider = ["...M.....", ".........", ".........", "........."];
+    let wider = Position::from_rows(&wider, None, Side::Breaker).expect("rows");
+    let wider = SevenGame::new(wider, Rules::new(wider.cols(), &[])).expect("game");
+    let fact = |game: &SevenGame, maker_wins| v1::SolvedPosition {
         position: solver_proto::convert::seven::pack_key(&game.key()),
-        maker_wins: value == Value::Proven,
-    });
+        maker_wins,
+    };
+    let maker_wins = value == Value::Proven;
+    r.solved.splice(
+        0..0,
+        [
+            fact(&wider, !maker_wins),
+            fact(&game, maker_wins),
+            fact(&game, !maker_wins),
+        ],
+    );
+    let progress = c.problem(&b).expect("b").progress.expect("progress");
+    assert_eq!(progress.dag_nodes, 1, "b's DAG is the root alone");
     assert!(r.solved.len() > 1, "more facts than b's DAG has nodes");
     c.report(r).expect("report");
     let progress = c.problem(&b).expect("b").progress.expect("progress");

@@ -446,7 +446,13 @@ impl Coordinator {
         batch: &mut Batch,
     ) -> Result<Vec<u64>, Error> {
         let mut touched = Vec::new();
-        let mut by_key: Option<rustc_hash::FxHashMap<Key, Value>> = None;
+        // Each key's first fact and its place in the report: the first fact of a key counts.
+        let mut by_key = rustc_hash::FxHashMap::default();
+        for (i, &(key, v)) in facts.iter().enumerate() {
+            by_key.entry(key).or_insert((i, v));
+        }
+        // (place in the report, node, value), applied in the report's order either way, so
+        // that both branches give the same DAG even for facts that contradict each other.
         let mut hits = Vec::new();
         for (&id, ps) in st.problems.iter_mut() {
             let Some(dag) = ps.dag.as_mut() else {
@@ -454,29 +460,23 @@ impl Coordinator {
             };
             hits.clear();
             if dag.len() < facts.len() {
-                // The first fact of a key counts, as in the other branch.
-                let by_key = by_key.get_or_insert_with(|| {
-                    let mut m = rustc_hash::FxHashMap::default();
-                    for &(key, v) in facts.iter().rev() {
-                        m.insert(key, v);
-                    }
-                    m
-                });
                 hits.extend(
                     dag.iter()
-                        .filter_map(|(n, node)| by_key.get(&node.key).map(|&v| (n, v))),
+                        .filter_map(|(n, node)| by_key.get(&node.key).map(|&(i, v)| (i, n, v))),
                 );
+                hits.sort_unstable_by_key(|&(i, _, _)| i);
             } else {
                 let cols = dag.root().key.cols;
                 hits.extend(
                     facts
                         .iter()
-                        .filter(|(key, _)| key.cols == cols)
-                        .filter_map(|&(key, v)| dag.get(&key).map(|n| (n, v))),
+                        .enumerate()
+                        .filter(|(_, (key, _))| key.cols == cols)
+                        .filter_map(|(i, &(key, v))| dag.get(&key).map(|n| (i, n, v))),
                 );
             }
             let mut any = false;
-            for &(n, v) in &hits {
+            for &(_, n, v) in &hits {
                 if dag.solve(n, v) {
                     ps.dirty.push(n);
                     any = true;
@@ -486,8 +486,8 @@ impl Coordinator {
                 touched.push(id);
             }
         }
-        for &(key, v) in facts {
-            put_tt(batch, &key, v);
+        for (key, &(_, v)) in &by_key {
+            put_tt(batch, key, v);
         }
         Ok(touched)
     }

@@ -399,7 +399,8 @@ impl Coordinator {
     }
 
     /// Searches the winning first moves of every solved problem waiting for them, one at a
-    /// time and outside the lock (up to four job budgets of nodes each: seconds to minutes),
+    /// time and outside the lock (four job budgets of nodes per search, with a search per open
+    /// move when the first names none: seconds to minutes; see `MovesSearch::run`),
     /// and ends each problem that is still running with its result. After
     /// [`Coordinator::stop_moves_search`] the search under way stops and its problem, like
     /// every one still waiting, waits for the next server run; the search of a problem

@@ -341,9 +341,12 @@ pub(super) struct MovesSearch {
 }
 
 impl MovesSearch {
-    /// The winning first moves, searched with four times `job_budget` nodes in at most
-    /// `max_bytes` bytes, or `None` when `cancel` stopped the search (the problem then waits
-    /// for the next server run).
+    /// The winning first moves, or `None` when `cancel` stopped the search (the problem then
+    /// waits for the next server run). [`solver_core::games::seven::solve`] searches the
+    /// position, then, when its proof names no winning move, each open move in turn until one
+    /// wins; each of those searches may create four times `job_budget` nodes and hold about
+    /// `max_bytes` bytes ([`Limits::max_bytes`]; they run one after the other). An empty list
+    /// (logged as a warning) when none is found within those limits.
     pub(super) fn run(
         &self,
         job_budget: u64,
@@ -361,10 +364,11 @@ impl MovesSearch {
         if cancel.load(Ordering::Relaxed) {
             return None;
         }
-        if report.outcome != Outcome::Solved(self.value) {
+        // Only a side to move that wins is searched for moves, so an empty list is a failure.
+        if report.outcome != Outcome::Solved(self.value) || report.winning_moves.is_empty() {
             warn!(
                 problem = self.id,
-                "no winning first move found within the budget"
+                "no winning first move found within the node budget and --moves-search-mb"
             );
             return Some(Vec::new());
         }

@@ -17,3 +17,4 @@ pub const FILE_DESCRIPTOR_SET: &[u8] =
 pub mod auth;
 pub mod convert;
 pub mod report;
+pub mod work;

@@ -281,7 +281,10 @@ pub fn run_job(
         return Ok(report);
     }
     let shared = ctx.search(rules, &root);
-    let budget = job.node_budget.max(1);
+    // Held to the protocol's range: a job without end would never report.
+    let budget = job
+        .node_budget
+        .clamp(1, solver_proto::work::MAX_JOB_NODE_BUDGET);
     let thresholds = ((job.pn_threshold, job.dn_threshold) != (0, 0)).then(|| {
         (
             threshold_from_wire(job.pn_threshold),

@@ -33,10 +33,11 @@ use clap::Parser;
 use solver_proto::auth::BearerToken;
 use solver_proto::report::{MAX_JOB_ERROR_BYTES, shortened};
 use solver_proto::v1::{self, work_client::WorkClient};
+use solver_proto::work::{HEARTBEAT_INTERVAL, MAX_JOB_IDS, MAX_LEASE, MAX_RETRY_AFTER};
 use tokio_util::sync::CancellationToken;
-use tonic::Status;
 use tonic::codegen::InterceptedService;
 use tonic::transport::Channel;
+use tonic::{Code, Status};
 use tracing::{Instrument, field, info, info_span, warn};
 
 use job::{Help, JobContext, run_job};
@@ -199,6 +200,9 @@ const KEEP_ALIVE: Duration = Duration::from_secs(10);
 /// fraction of a second when the coordinator has no leaf to give.
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The least time a heartbeat is given to be answered, however short the interval.
+const HEARTBEAT_LIMIT: Duration = Duration::from_secs(1);
+
 /// The longest an `Abandon` may take; after it, the job's lease is left to expire.
 const ABANDON_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -241,24 +245,38 @@ fn connect(config: &Config) -> Result<Client, Error> {
         .max_decoding_message_size(16 * 1024 * 1024))
 }
 
-/// Connection trouble worth retrying (the coordinator restarting, a network blip).
+/// Trouble worth retrying: every code but the coordinator's answers to the request itself
+/// (which the same request would get again). Besides the coordinator restarting or a network
+/// blip, this takes in what a proxy says while the coordinator is away (`UNIMPLEMENTED` for
+/// an HTTP 404, say).
 fn transient(s: &Status) -> bool {
+    use tonic::Code::*;
+    !matches!(
+        s.code(),
+        Ok | InvalidArgument
+            | NotFound
+            | AlreadyExists
+            | PermissionDenied
+            | FailedPrecondition
+            | OutOfRange
+            | Unauthenticated
+    )
+}
+
+/// A lease refused for good: the token (`UNAUTHENTICATED`, `PERMISSION_DENIED`) or the
+/// worker's name (`INVALID_ARGUMENT`). Any other error of a lease is retried, since a lease
+/// request has no other answer that another try would not change.
+fn refuses_worker(s: &Status) -> bool {
     use tonic::Code::*;
     matches!(
         s.code(),
-        Unavailable
-            | Unknown
-            | Internal
-            | DeadlineExceeded
-            | ResourceExhausted
-            | Aborted
-            | Cancelled
+        Unauthenticated | PermissionDenied | InvalidArgument
     )
 }
 
 /// Calls `f` until it succeeds or fails for good, each attempt within [`CALL_TIMEOUT`], backing
-/// off on transient errors (exponential waits from 100 ms to 5 s, each plus a random part of up
-/// to its own length); once `give_up()` is true, a transient error is final too (the attempt
+/// off on errors that `retry` takes (exponential waits from 100 ms to 5 s, each plus a random
+/// part of up to its own length); once `give_up()` is true, every error is final (the attempt
 /// under way is not cut short). A wait under way when `hurry` fires ends then (`give_up()`
 /// should hold from then on, or the waits after it are skipped too). `None` when `stop` fires
 /// first.
@@ -266,6 +284,7 @@ async fn with_backoff<T, F, Fut>(
     what: &str,
     stop: &CancellationToken,
     hurry: Option<&CancellationToken>,
+    retry: fn(&Status) -> bool,
     give_up: impl Fn() -> bool,
     mut f: F,
 ) -> Option<Result<T, Status>>
@@ -291,7 +310,7 @@ where
                 }
             }
         })
-        .when(|e| transient(e) && !give_up())
+        .when(|e| retry(e) && !give_up())
         .notify(|e: &Status, after: Duration| {
             warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
         });
@@ -470,6 +489,7 @@ impl Slot {
                 "lease",
                 &self.abort,
                 Some(&stop),
+                |s| !refuses_worker(s),
                 || stop.is_cancelled(),
                 || {
                     let mut c = self.client.clone();
@@ -495,21 +515,32 @@ impl Slot {
                 let wait = match self.help().await {
                     Help::Searched => continue,
                     Help::Idle => IDLE_WAIT,
-                    Help::NoJob => Duration::from_millis(u64::from(resp.retry_after_ms.max(10))),
+                    Help::NoJob => Duration::from_millis(u64::from(resp.retry_after_ms))
+                        .clamp(Duration::from_millis(10), MAX_RETRY_AFTER),
                 };
                 // A stop meanwhile is handled at the top of the loop (a job under way is
                 // still helped to its end after a graceful one).
                 pause(wait, &stop).await;
                 continue;
             }
-            let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms.max(50)));
+            let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms))
+                .clamp(*HEARTBEAT_INTERVAL.start(), *HEARTBEAT_INTERVAL.end());
             // The request asked for one job; any more (a misbehaving coordinator) would wait
-            // without heartbeats while the first runs, and go back at once instead.
+            // without heartbeats while the first runs, and go back at once instead. The
+            // first's id again is that job, not another.
             let mut jobs = resp.jobs.into_iter();
             let first = jobs.next();
-            let extra: Vec<String> = jobs.map(|j| j.job_id).collect();
+            let mut extra: Vec<String> = jobs
+                .map(|j| j.job_id)
+                .filter(|id| first.as_ref().is_none_or(|f| f.job_id != *id))
+                .collect();
+            extra.sort_unstable();
+            extra.dedup();
             if !extra.is_empty() {
-                warn!(jobs = ?extra, "more jobs than asked for; handing them back");
+                warn!(
+                    jobs = extra.len(),
+                    "more jobs than asked for; handing them back"
+                );
                 self.abandon(&extra).await;
             }
             if let Some(job) = first {
@@ -559,7 +590,7 @@ impl Slot {
                 tokio::select! {
                     r = &mut search => break r,
                     _ = ticks.tick() => {
-                        self.heartbeat(&job, &cancel, heartbeat.min(CALL_TIMEOUT)).await;
+                        self.heartbeat(&job, &cancel, heartbeat.clamp(HEARTBEAT_LIMIT, CALL_TIMEOUT)).await;
                     }
                     () = self.abort.cancelled(), if !aborted => {
                         aborted = true;
@@ -598,15 +629,19 @@ impl Slot {
             let lease = match job.lease_ms {
                 0 => heartbeat * 3,
                 ms => Duration::from_millis(u64::from(ms)),
-            };
+            }
+            .min(MAX_LEASE);
             self.send(report, lease).await;
         }
         .instrument(span)
         .await;
     }
 
-    /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval, at most
-    /// [`CALL_TIMEOUT`]), so that a slow coordinator never holds up the job's end or an abort.
+    /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval, at least
+    /// [`HEARTBEAT_LIMIT`] and at most [`CALL_TIMEOUT`]), so that a slow coordinator holds up
+    /// the job's end or an abort no longer than that. A coordinator that cancels the job, or
+    /// says it is not this worker's (`NOT_FOUND`, `FAILED_PRECONDITION`: its lease ended),
+    /// stops its search.
     async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, limit: Duration) {
         let req = v1::HeartbeatRequest {
             worker: self.name.to_string(),
@@ -619,22 +654,28 @@ impl Slot {
                 cancel.store(true, Ordering::Relaxed);
             }
             Ok(_) => {}
+            Err(s) if matches!(s.code(), Code::NotFound | Code::FailedPrecondition) => {
+                info!(code = ?s.code(), error = s.message(), "the job is no longer this worker's");
+                cancel.store(true, Ordering::Relaxed);
+            }
             Err(s) => warn!(code = ?s.code(), error = s.message(), "heartbeat failed"),
         }
     }
 
-    /// Hands jobs back in one request, so that the coordinator leases their leaves again at
-    /// once.
+    /// Hands jobs back ([`MAX_JOB_IDS`] to a request), so that the coordinator leases their
+    /// leaves again at once.
     async fn abandon(&self, job_ids: &[String]) {
-        let req = v1::AbandonRequest {
-            worker: self.name.to_string(),
-            job_ids: job_ids.to_vec(),
-        };
-        let mut client = self.client.clone();
-        match within(ABANDON_TIMEOUT, client.abandon(req)).await {
-            Ok(_) => info!("job handed back"),
-            Err(s) => {
-                warn!(code = ?s.code(), error = s.message(), "abandon failed; the lease will expire")
+        for ids in job_ids.chunks(MAX_JOB_IDS) {
+            let req = v1::AbandonRequest {
+                worker: self.name.to_string(),
+                job_ids: ids.to_vec(),
+            };
+            let mut client = self.client.clone();
+            match within(ABANDON_TIMEOUT, client.abandon(req)).await {
+                Ok(_) => info!(jobs = ids.len(), "jobs handed back"),
+                Err(s) => {
+                    warn!(code = ?s.code(), error = s.message(), "abandon failed; the leases will expire")
+                }
             }
         }
         self.summary
@@ -669,7 +710,7 @@ impl Slot {
         let nodes = report.nodes;
         let expiry = tokio::time::Instant::now() + lease;
         let give_up = || self.graceful.is_cancelled() && tokio::time::Instant::now() >= expiry;
-        let sent = with_backoff("report", &self.abort, None, give_up, || {
+        let sent = with_backoff("report", &self.abort, None, transient, give_up, || {
             let mut c = self.client.clone();
             let r = report.clone();
             async move { c.report(r).await.map(tonic::Response::into_inner) }

@@ -9,12 +9,16 @@ use solver_proto::v1::{self, work_server::Work, work_server::WorkServer};
 use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
-/// Fails the first `failing_leases` lease requests, then leases `jobs` and nothing after;
-/// with `failing_reports`, fails every report (transiently), the first after a hang of
-/// [`HANG`]; records each lease's request id, and reports and abandons in the order they come.
+/// Fails the first `failing_leases` lease requests (with `lease_error`, else `UNAVAILABLE`),
+/// then leases `jobs` and nothing after; with `failing_reports`, fails every report
+/// (transiently), the first after a hang of [`HANG`]; answers heartbeats with
+/// `heartbeat_error` when set; records each lease's request id, and reports and abandons in
+/// the order they come.
 #[derive(Default)]
 struct Scripted {
     failing_leases: Mutex<u32>,
+    lease_error: Mutex<Option<tonic::Code>>,
+    heartbeat_error: Mutex<Option<tonic::Code>>,
     failing_reports: std::sync::atomic::AtomicBool,
     jobs: Mutex<Vec<v1::Job>>,
     lease_ids: Mutex<Vec<String>>,
@@ -39,7 +43,8 @@ impl Work for Scripted {
         let mut failing = lock(&self.failing_leases);
         if *failing > 0 {
             *failing -= 1;
-            return Err(Status::unavailable("the answer is lost"));
+            let code = lock(&self.lease_error).unwrap_or(tonic::Code::Unavailable);
+            return Err(Status::new(code, "the answer is lost"));
         }
         drop(failing);
         Ok(Response::new(v1::LeaseResponse {
@@ -53,7 +58,10 @@ impl Work for Scripted {
         &self,
         _: Request<v1::HeartbeatRequest>,
     ) -> Result<Response<v1::HeartbeatResponse>, Status> {
-        Ok(Response::new(v1::HeartbeatResponse::default()))
+        match *lock(&self.heartbeat_error) {
+            Some(code) => Err(Status::new(code, "job 1 is leased to another worker")),
+            None => Ok(Response::new(v1::HeartbeatResponse::default())),
+        }
     }
 
     async fn report(
@@ -153,10 +161,11 @@ async fn run_until(
     (summary, stopping)
 }
 
+/// Jobs beyond the first go back in one request, each once; the first's id again is that job.
 #[tokio::test]
 async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
     let script = Arc::new(Scripted::default());
-    *lock(&script.jobs) = vec![job("1"), job("2"), job("3")];
+    *lock(&script.jobs) = vec![job("1"), job("3"), job("1"), job("2"), job("3")];
     let (summary, _) = run_until(&script, false, reported).await;
     assert_eq!(
         *lock(&script.events),
@@ -194,6 +203,48 @@ async fn a_failed_lease_is_retried_with_its_request_id() {
     assert_eq!(ids[1], ids[0], "the first retry");
     assert_eq!(ids[2], ids[0], "the second retry, answered");
     assert_ne!(ids[3], ids[0], "a new request");
+}
+
+/// A lease refused with a code that is no answer to the request (a proxy's `UNIMPLEMENTED`
+/// for an HTTP 404 while the coordinator restarts, say) is retried, not taken as the
+/// coordinator refusing this worker.
+#[tokio::test]
+async fn a_lease_failing_with_a_proxys_code_is_retried() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.failing_leases) = 2;
+    *lock(&script.lease_error) = Some(tonic::Code::Unimplemented);
+    *lock(&script.jobs) = vec![job("1")];
+    run_until(&script, false, reported).await;
+    assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
+}
+
+/// A heartbeat answered `FAILED_PRECONDITION` (the job is leased to another worker now)
+/// stops the job's search, which would otherwise run for minutes: 100,000,000 nodes of the
+/// empty 14-wide board.
+#[tokio::test]
+async fn a_job_no_longer_this_workers_stops() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.heartbeat_error) = Some(tonic::Code::FailedPrecondition);
+    let mut long = job("1");
+    long.position = solver_proto::convert::seven::pack(&Position::empty(
+        Cols::try_from(14u32).expect("width"),
+        Side::Maker,
+    ));
+    long.node_budget = 100_000_000;
+    long.lease_ms = 60_000;
+    *lock(&script.jobs) = vec![long];
+    let start = tokio::time::Instant::now();
+    run_until(&script, false, reported).await;
+    assert_eq!(
+        *lock(&script.events),
+        ["report 1"],
+        "reported without a verdict"
+    );
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 /// A stop ends the wait between failed leases at once: at most one attempt more (none if the

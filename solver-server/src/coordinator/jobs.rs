@@ -8,6 +8,7 @@ use solver_core::pns::{INFINITY, Number, Value};
 use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
 use solver_proto::report::MAX_JOB_ERROR_BYTES;
 use solver_proto::v1;
+use solver_proto::work::MAX_JOB_IDS;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -25,8 +26,6 @@ pub const MAX_JOBS_PER_LEASE: u32 = 256;
 pub const MAX_REPORT_CHILDREN: usize = 1024;
 /// Most solved positions one report may carry.
 pub const MAX_REPORT_SOLVED: usize = 100_000;
-/// Most job ids one `Heartbeat` or `Abandon` call may name.
-pub const MAX_JOB_IDS: usize = 4096;
 
 fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
     super::parse_digits(raw)

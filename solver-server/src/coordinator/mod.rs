@@ -88,7 +88,7 @@ pub const DEFAULT_MOVES_SEARCH_MB: u64 = 1024;
 /// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
 /// The largest job budget a problem may ask for.
-pub const MAX_JOB_BUDGET: u64 = 100_000_000;
+pub const MAX_JOB_BUDGET: u64 = solver_proto::work::MAX_JOB_NODE_BUDGET;
 /// The smallest budget a leaf gets however often its leases failed.
 pub const MIN_JOB_BUDGET: u64 = 1_000;
 /// Job ids are reserved in blocks of this many; the ceiling is persisted per block.

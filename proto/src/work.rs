@@ -21,5 +21,5 @@ pub const HEARTBEAT_INTERVAL: std::ops::RangeInclusive<Duration> =
     Duration::from_millis(30)..=Duration::from_secs(600);
 
 /// The longest lease a worker counts on (`Job.lease_ms`) when it decides, after a graceful
-/// stop, how long to go on retrying a report.
-pub const MAX_LEASE: Duration = Duration::from_secs(1800);
+/// stop, how long to go on retrying a report (the coordinator's default lease is 30 s).
+pub const MAX_LEASE: Duration = Duration::from_secs(600);

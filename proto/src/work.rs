@@ -1,6 +1,9 @@
-//! Limits of the `Work` protocol that both ends rely on: the coordinator refuses requests past
-//! them (`INVALID_ARGUMENT` naming the field), and the worker holds what a coordinator sends it
-//! to them, so that a misbehaving one cannot make it search, wait or retry without end.
+//! Limits of the `Work` protocol. The worker holds what a coordinator sends it to them, so that
+//! a misbehaving one cannot make it search, wait or retry without end; the coordinator refuses
+//! a `Heartbeat` or `Abandon` past [`MAX_JOB_IDS`], and a problem (`Solver.Submit`) whose job
+//! budget is past [`MAX_JOB_NODE_BUDGET`] (`INVALID_ARGUMENT` naming the field). A coordinator
+//! may lease for longer than [`MAX_LEASE`] (its `--lease-ms` has no upper bound): the worker
+//! then heartbeats as told, and gives up a report after a stop sooner.
 
 use std::time::Duration;
 

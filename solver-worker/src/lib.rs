@@ -242,7 +242,9 @@ fn connect(config: &Config) -> Result<Client, Error> {
     .keep_alive_while_idle(true);
     let token = config.bearer_token().map_err(Error::Connection)?;
     Ok(WorkClient::with_interceptor(endpoint.connect_lazy(), token)
-        .max_decoding_message_size(16 * 1024 * 1024))
+        // The coordinator's answers are small (a lease of one job is under 1 KiB); a larger
+        // one is refused (OUT_OF_RANGE, retried) rather than decoded.
+        .max_decoding_message_size(1024 * 1024))
 }
 
 /// Trouble worth retrying: every code but the coordinator's answers to the request itself
@@ -576,7 +578,10 @@ impl Slot {
             outcome = field::Empty
         );
         async {
-            info!(budget = job.node_budget, "job started");
+            info!(
+                budget = job.node_budget.min(solver_proto::work::MAX_JOB_NODE_BUDGET),
+                "job started"
+            );
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));
@@ -587,14 +592,17 @@ impl Slot {
             ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             let mut aborted = false;
             let joined = loop {
+                // The search's end and an abort before a heartbeat that is due: a slow
+                // heartbeat leaves the next one due at once.
                 tokio::select! {
+                    biased;
                     r = &mut search => break r,
-                    _ = ticks.tick() => {
-                        self.heartbeat(&job, &cancel, heartbeat.clamp(HEARTBEAT_LIMIT, CALL_TIMEOUT)).await;
-                    }
                     () = self.abort.cancelled(), if !aborted => {
                         aborted = true;
                         cancel.store(true, Ordering::Relaxed);
+                    }
+                    _ = ticks.tick() => {
+                        self.heartbeat(&job, &cancel, heartbeat.clamp(HEARTBEAT_LIMIT, CALL_TIMEOUT)).await;
                     }
                 }
             };
@@ -639,9 +647,10 @@ impl Slot {
 
     /// Sends one heartbeat for `job`, giving up after `limit` (the heartbeat interval, at least
     /// [`HEARTBEAT_LIMIT`] and at most [`CALL_TIMEOUT`]), so that a slow coordinator holds up
-    /// the job's end or an abort no longer than that. A coordinator that cancels the job, or
-    /// says it is not this worker's (`NOT_FOUND`, `FAILED_PRECONDITION`: its lease ended),
-    /// stops its search.
+    /// the job's end or an abort no longer than that. A coordinator that cancels the job (the
+    /// reference one's answer to a lease that ended), or says it is not this worker's
+    /// (`FAILED_PRECONDITION`: the reference coordinator's answer for a job id held under
+    /// another worker name; `NOT_FOUND` from other coordinators), stops its search.
     async fn heartbeat(&self, job: &v1::Job, cancel: &AtomicBool, limit: Duration) {
         let req = v1::HeartbeatRequest {
             worker: self.name.to_string(),
@@ -662,20 +671,26 @@ impl Slot {
         }
     }
 
-    /// Hands jobs back ([`MAX_JOB_IDS`] to a request), so that the coordinator leases their
-    /// leaves again at once.
+    /// Hands jobs back in one request, so that the coordinator leases their leaves again at
+    /// once: the first [`MAX_JOB_IDS`] (a request may name no more), the others (only a
+    /// misbehaving coordinator leases so many) left to expire.
     async fn abandon(&self, job_ids: &[String]) {
-        for ids in job_ids.chunks(MAX_JOB_IDS) {
-            let req = v1::AbandonRequest {
-                worker: self.name.to_string(),
-                job_ids: ids.to_vec(),
-            };
-            let mut client = self.client.clone();
-            match within(ABANDON_TIMEOUT, client.abandon(req)).await {
-                Ok(_) => info!(jobs = ids.len(), "jobs handed back"),
-                Err(s) => {
-                    warn!(code = ?s.code(), error = s.message(), "abandon failed; the leases will expire")
-                }
+        let ids = &job_ids[..job_ids.len().min(MAX_JOB_IDS)];
+        if ids.len() < job_ids.len() {
+            warn!(
+                left = job_ids.len() - ids.len(),
+                "too many jobs to hand back; the rest of the leases will expire"
+            );
+        }
+        let req = v1::AbandonRequest {
+            worker: self.name.to_string(),
+            job_ids: ids.to_vec(),
+        };
+        let mut client = self.client.clone();
+        match within(ABANDON_TIMEOUT, client.abandon(req)).await {
+            Ok(_) => info!(jobs = ids.len(), "jobs handed back"),
+            Err(s) => {
+                warn!(code = ?s.code(), error = s.message(), "abandon failed; the leases will expire")
             }
         }
         self.summary

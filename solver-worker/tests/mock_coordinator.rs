@@ -218,8 +218,8 @@ async fn a_lease_failing_with_a_proxys_code_is_retried() {
     assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
 }
 
-/// A heartbeat answered `FAILED_PRECONDITION` (the job is leased to another worker now)
-/// stops the job's search, which would otherwise run for minutes: 100,000,000 nodes of the
+/// A heartbeat answered `FAILED_PRECONDITION` (the reference coordinator's answer for a job id
+/// held under another worker name) stops the job's search, which would otherwise run for minutes: 100,000,000 nodes of the
 /// empty 14-wide board.
 #[tokio::test]
 async fn a_job_no_longer_this_workers_stops() {

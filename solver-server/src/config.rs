@@ -98,8 +98,8 @@ pub struct Config {
     pub tls_key: Option<PathBuf>,
 
     /// Only check the flags and the environment as a start parses them (values, ranges,
-    /// options that need each other, the tokens), print `configuration ok` and exit 0, without binding,
-    /// opening the data directory or reading the TLS files. A bad one is exit 2 with a
+    /// options that need each other, the tokens), print `configuration ok` and exit 0,
+    /// without binding, opening the data directory or reading the TLS files. A bad one is exit 2 with a
     /// message, as for a start. Used by deploy/check.
     #[arg(long)]
     pub check_config: bool,
@@ -158,8 +158,7 @@ impl Config {
         crate::coordinator::CoordinatorConfig {
             lease: Duration::from_millis(self.lease_ms),
             default_job_budget: self.job_node_budget,
-            moves_search_bytes: usize::try_from(self.moves_search_mb.saturating_mul(1 << 20))
-                .unwrap_or(usize::MAX),
+            moves_search_bytes: crate::coordinator::mib_bytes(self.moves_search_mb),
             ..Default::default()
         }
     }

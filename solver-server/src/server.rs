@@ -91,8 +91,8 @@ pub enum RunError {
 /// from then on it serves.
 ///
 /// # Errors
-/// [`RunError::Config`] for a bad token ([`Config::check`]); [`RunError::Store`] if the data
-/// directory cannot be opened (for instance, another server
+/// [`RunError::Config`] for a bad token ([`Config::check`], before anything is opened);
+/// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
 /// holds it) or flushed; [`RunError::Tls`] if the TLS certificate or key cannot be read;
 /// [`RunError::Load`] if the stored problems cannot be loaded; [`RunError::Address`],
 /// [`RunError::Reflection`] (neither expected); [`RunError::Transport`] if serving fails;

@@ -247,7 +247,16 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
 /// A job's outcome, ready to be sent (the caller fills in `worker`).
 pub type JobReport = v1::ReportRequest;
 
-/// Searches `job` until its leaf is solved, its node budget is spent or `cancel` is set, and
+/// The nodes `job` may create: its `node_budget` held to 1..=[`MAX_JOB_NODE_BUDGET`] (the
+/// protocol's range), so that a coordinator's 0 or `u64::MAX` cannot make a job without end.
+///
+/// [`MAX_JOB_NODE_BUDGET`]: solver_proto::work::MAX_JOB_NODE_BUDGET
+pub fn node_budget(job: &v1::Job) -> u64 {
+    job.node_budget
+        .clamp(1, solver_proto::work::MAX_JOB_NODE_BUDGET)
+}
+
+/// Searches `job` until its leaf is solved, its [`node_budget`] is spent or `cancel` is set, and
 /// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
 /// found since the last report (by this job or another slot's, at most
 /// [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
@@ -281,10 +290,7 @@ pub fn run_job(
         return Ok(report);
     }
     let shared = ctx.search(rules, &root);
-    // Held to the protocol's range: a job without end would never report.
-    let budget = job
-        .node_budget
-        .clamp(1, solver_proto::work::MAX_JOB_NODE_BUDGET);
+    let budget = node_budget(job);
     let thresholds = ((job.pn_threshold, job.dn_threshold) != (0, 0)).then(|| {
         (
             threshold_from_wire(job.pn_threshold),

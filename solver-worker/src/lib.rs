@@ -578,10 +578,7 @@ impl Slot {
             outcome = field::Empty
         );
         async {
-            info!(
-                budget = job.node_budget.min(solver_proto::work::MAX_JOB_NODE_BUDGET),
-                "job started"
-            );
+            info!(budget = job::node_budget(&job), "job started");
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));

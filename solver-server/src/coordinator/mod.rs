@@ -70,7 +70,7 @@ impl Default for CoordinatorConfig {
             lease: Duration::from_secs(30),
             default_job_budget: DEFAULT_JOB_BUDGET,
             retry_after: Duration::from_millis(250),
-            moves_search_bytes: (DEFAULT_MOVES_SEARCH_MB as usize) << 20,
+            moves_search_bytes: mib_bytes(DEFAULT_MOVES_SEARCH_MB),
         }
     }
 }
@@ -80,6 +80,11 @@ impl Default for CoordinatorConfig {
 /// budgets grew by about 28 MB a second (2.5 GB in 85 s, debug build) until the server was
 /// killed for its memory.
 pub const DEFAULT_MOVES_SEARCH_MB: u64 = 1024;
+
+/// `mib` MiB in bytes, saturating at `usize::MAX`.
+pub fn mib_bytes(mib: u64) -> usize {
+    usize::try_from(mib.saturating_mul(1 << 20)).unwrap_or(usize::MAX)
+}
 
 /// Node budget of a job unless the problem or the server says otherwise. Jobs usually end
 /// earlier, at their leaf's thresholds (proto/README.md, "Work: leases"); the budget bounds

@@ -10,15 +10,19 @@ use tokio_util::sync::CancellationToken;
 use tonic::{Request, Response, Status};
 
 /// Fails the first `failing_leases` lease requests (with `lease_error`, else `UNAVAILABLE`),
-/// then leases `jobs` and nothing after; with `failing_reports`, fails every report
-/// (transiently), the first after a hang of [`HANG`]; answers heartbeats with
-/// `heartbeat_error` when set; records each lease's request id, and reports and abandons in
-/// the order they come.
+/// then leases `jobs` and nothing after, asking for heartbeats every `heartbeat_ms` (1 s when
+/// 0); fails the first reports with `report_errors`, in turn; with `failing_reports`, fails
+/// every report (transiently), the first after a hang of [`HANG`]; answers heartbeats with
+/// `heartbeat_error` when set, counting them; records each lease's request id, and reports and
+/// abandons in the order they come.
 #[derive(Default)]
 struct Scripted {
     failing_leases: Mutex<u32>,
     lease_error: Mutex<Option<tonic::Code>>,
+    heartbeat_ms: Mutex<u32>,
     heartbeat_error: Mutex<Option<tonic::Code>>,
+    heartbeats: Mutex<u32>,
+    report_errors: Mutex<Vec<tonic::Code>>,
     failing_reports: std::sync::atomic::AtomicBool,
     jobs: Mutex<Vec<v1::Job>>,
     lease_ids: Mutex<Vec<String>>,
@@ -50,7 +54,10 @@ impl Work for Scripted {
         Ok(Response::new(v1::LeaseResponse {
             jobs: std::mem::take(&mut *lock(&self.jobs)),
             retry_after_ms: 20,
-            heartbeat_interval_ms: 1_000,
+            heartbeat_interval_ms: match *lock(&self.heartbeat_ms) {
+                0 => 1_000,
+                ms => ms,
+            },
         }))
     }
 
@@ -58,6 +65,7 @@ impl Work for Scripted {
         &self,
         _: Request<v1::HeartbeatRequest>,
     ) -> Result<Response<v1::HeartbeatResponse>, Status> {
+        *lock(&self.heartbeats) += 1;
         match *lock(&self.heartbeat_error) {
             Some(code) => Err(Status::new(code, "job 1 is leased to another worker")),
             None => Ok(Response::new(v1::HeartbeatResponse::default())),
@@ -75,6 +83,13 @@ impl Work for Scripted {
             events.push(format!("report {}{verdict}", report.job_id));
             events.iter().filter(|e| e.starts_with("report")).count() == 1
         };
+        let scripted_error = {
+            let mut errors = lock(&self.report_errors);
+            (!errors.is_empty()).then(|| errors.remove(0))
+        };
+        if let Some(code) = scripted_error {
+            return Err(Status::new(code, "the coordinator is away"));
+        }
         if self
             .failing_reports
             .load(std::sync::atomic::Ordering::Relaxed)
@@ -108,9 +123,17 @@ fn job(id: &str) -> v1::Job {
     }
 }
 
+/// How many reports the worker has sent.
+fn reports(script: &Scripted) -> usize {
+    lock(&script.events)
+        .iter()
+        .filter(|e| e.starts_with("report"))
+        .count()
+}
+
 /// Whether the worker has sent a report.
 fn reported(script: &Scripted) -> bool {
-    lock(&script.events).iter().any(|e| e.starts_with("report"))
+    reports(script) > 0
 }
 
 /// Runs a two-slot worker against `script` until `done` holds (30 s at most), then stops it
@@ -218,33 +241,78 @@ async fn a_lease_failing_with_a_proxys_code_is_retried() {
     assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
 }
 
+/// A job on the empty board `cols` wide, with `node_budget` nodes.
+fn wide_job(id: &str, cols: u32, node_budget: u64) -> v1::Job {
+    let pos = Position::empty(Cols::try_from(cols).expect("width"), Side::Maker);
+    v1::Job {
+        position: solver_proto::convert::seven::pack(&pos),
+        node_budget,
+        lease_ms: 60_000,
+        ..job(id)
+    }
+}
+
 /// A heartbeat answered `FAILED_PRECONDITION` (the reference coordinator's answer for a job id
-/// held under another worker name) stops the job's search, which would otherwise run for minutes: 100,000,000 nodes of the
-/// empty 14-wide board.
+/// held under another worker name) or `NOT_FOUND` (another coordinator's) stops the job's
+/// search, which would otherwise run for minutes: 100,000,000 nodes of the empty 14-wide board.
 #[tokio::test]
 async fn a_job_no_longer_this_workers_stops() {
+    for code in [tonic::Code::FailedPrecondition, tonic::Code::NotFound] {
+        let script = Arc::new(Scripted::default());
+        *lock(&script.heartbeat_error) = Some(code);
+        *lock(&script.jobs) = vec![wide_job("1", 14, 100_000_000)];
+        let start = tokio::time::Instant::now();
+        run_until(&script, false, reported).await;
+        assert_eq!(
+            *lock(&script.events),
+            ["report 1"],
+            "{code:?}: reported without a verdict"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "{code:?}: {:?}",
+            start.elapsed()
+        );
+    }
+}
+
+/// A heartbeat that fails for any other reason (the coordinator away for a moment) leaves the
+/// job's search running: the job ends with its verdict.
+#[tokio::test]
+async fn a_heartbeat_that_fails_leaves_the_job_running() {
     let script = Arc::new(Scripted::default());
-    *lock(&script.heartbeat_error) = Some(tonic::Code::FailedPrecondition);
-    let mut long = job("1");
-    long.position = solver_proto::convert::seven::pack(&Position::empty(
-        Cols::try_from(14u32).expect("width"),
-        Side::Maker,
-    ));
-    long.node_budget = 100_000_000;
-    long.lease_ms = 60_000;
-    *lock(&script.jobs) = vec![long];
-    let start = tokio::time::Instant::now();
+    *lock(&script.heartbeat_error) = Some(tonic::Code::Unavailable);
+    *lock(&script.heartbeat_ms) = 30;
+    // The empty 11-wide board: about 120,000 nodes, so several heartbeats 30 ms apart.
+    *lock(&script.jobs) = vec![wide_job("1", 11, 10_000_000)];
     run_until(&script, false, reported).await;
-    assert_eq!(
-        *lock(&script.events),
-        ["report 1"],
-        "reported without a verdict"
-    );
-    assert!(
-        start.elapsed() < Duration::from_secs(20),
-        "{:?}",
-        start.elapsed()
-    );
+    assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
+    let heartbeats = *lock(&script.heartbeats);
+    assert!(heartbeats >= 2, "{heartbeats} heartbeats");
+}
+
+/// A report that fails with a code that is no answer to it (a proxy's `UNIMPLEMENTED`, the
+/// coordinator restarting) is retried until it is taken; one the coordinator refuses
+/// (`FAILED_PRECONDITION`: the lease ran out, say) is not.
+#[tokio::test]
+async fn a_report_is_retried_unless_the_coordinator_refuses_it() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let script = Arc::new(Scripted::default());
+    *lock(&script.report_errors) = vec![tonic::Code::Unimplemented, tonic::Code::Unavailable];
+    *lock(&script.jobs) = vec![job("1")];
+    let (summary, _) = run_until(&script, false, |s| reports(s) >= 3).await;
+    assert_eq!(*lock(&script.events), ["report 1 with a verdict"; 3]);
+    assert_eq!(summary.jobs_done.load(Relaxed), 1);
+
+    let script = Arc::new(Scripted::default());
+    *lock(&script.report_errors) = vec![tonic::Code::FailedPrecondition];
+    *lock(&script.jobs) = vec![job("1")];
+    // A retry, were there one, would come before the stop ends (it waits for the job's
+    // report until the 3 s lease runs out).
+    let (summary, _) = run_until(&script, false, reported).await;
+    assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
+    assert_eq!(summary.jobs_refused.load(Relaxed), 1);
+    assert_eq!(summary.jobs_done.load(Relaxed), 0);
 }
 
 /// A stop ends the wait between failed leases at once: at most one attempt more (none if the

@@ -19,7 +19,8 @@ pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 
 /// The shortest and longest heartbeat interval a worker takes from
 /// `LeaseResponse.heartbeat_interval_ms` (the coordinator's is a third of its lease, and a
-/// lease is at least 100 ms).
+/// lease is at least 100 ms). A worker also heartbeats a job at least three times per its
+/// `lease_ms`, within this range.
 pub const HEARTBEAT_INTERVAL: std::ops::RangeInclusive<Duration> =
     Duration::from_millis(30)..=Duration::from_secs(600);
 

@@ -579,6 +579,14 @@ impl Slot {
         );
         async {
             info!(budget = job::node_budget(&job), "job started");
+            // At least three heartbeats a lease, whatever interval the coordinator asked for,
+            // so that one late heartbeat does not let the lease run out.
+            let heartbeat = match job.lease_ms {
+                0 => heartbeat,
+                ms => heartbeat
+                    .min(Duration::from_millis(u64::from(ms)) / 3)
+                    .max(*HEARTBEAT_INTERVAL.start()),
+            };
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));

@@ -291,6 +291,28 @@ async fn a_heartbeat_that_fails_leaves_the_job_running() {
     assert!(heartbeats >= 2, "{heartbeats} heartbeats");
 }
 
+/// A job is heartbeaten at least three times per lease even when the coordinator asks for
+/// heartbeats far apart (here 10 min, against a 300 ms lease).
+#[tokio::test]
+async fn a_lease_gets_three_heartbeats_whatever_the_interval_asked() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.heartbeat_ms) = 600_000;
+    let mut long = wide_job("1", 14, 100_000_000);
+    long.lease_ms = 300;
+    *lock(&script.jobs) = vec![long];
+    // Two heartbeats 100 ms apart, then the stop's abort hands the job back.
+    let (summary, _) = run_until(&script, true, |s| *lock(&s.heartbeats) >= 2).await;
+    let heartbeats = *lock(&script.heartbeats);
+    assert!(heartbeats >= 2, "{heartbeats} heartbeats");
+    assert_eq!(*lock(&script.events), ["abandon 1"]);
+    assert_eq!(
+        summary
+            .jobs_abandoned
+            .load(std::sync::atomic::Ordering::Relaxed),
+        1
+    );
+}
+
 /// A report that fails with a code that is no answer to it (a proxy's `UNIMPLEMENTED`, the
 /// coordinator restarting) is retried until it is taken; one the coordinator refuses
 /// (`FAILED_PRECONDITION`: the lease ran out, say) is not.

@@ -65,7 +65,7 @@ pub struct Config {
     pub moves_search_mb: u64,
 
     /// Node budget of a job when a problem does not set its own (1000..=100000000).
-    #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=crate::coordinator::MAX_JOB_BUDGET))]
+    #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=solver_proto::work::MAX_JOB_NODE_BUDGET))]
     pub job_node_budget: u64,
 
     /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service:
@@ -99,8 +99,8 @@ pub struct Config {
 
     /// Only check the flags and the environment as a start parses them (values, ranges,
     /// options that need each other, the tokens), print `configuration ok` and exit 0,
-    /// without binding, opening the data directory or reading the TLS files. A bad one is exit 2 with a
-    /// message, as for a start. Used by deploy/check.
+    /// without binding, opening the data directory or reading the TLS files. A bad one is
+    /// exit 2 with a message, as for a start. Used by deploy/check.
     #[arg(long)]
     pub check_config: bool,
 }

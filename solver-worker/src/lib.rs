@@ -247,6 +247,18 @@ fn connect(config: &Config) -> Result<Client, Error> {
         .max_decoding_message_size(1024 * 1024))
 }
 
+/// How often to heartbeat a job: the coordinator's `heartbeat_interval_ms`, but at least three
+/// times per the job's `lease_ms` (when set), so that one late heartbeat does not let the
+/// lease run out; held to [`HEARTBEAT_INTERVAL`] either way.
+fn heartbeat_interval(asked_ms: u32, lease_ms: u32) -> Duration {
+    let asked = Duration::from_millis(u64::from(asked_ms));
+    let asked = match lease_ms {
+        0 => asked,
+        ms => asked.min(Duration::from_millis(u64::from(ms)) / 3),
+    };
+    asked.clamp(*HEARTBEAT_INTERVAL.start(), *HEARTBEAT_INTERVAL.end())
+}
+
 /// Trouble worth retrying: every code but the coordinator's answers to the request itself
 /// (which the same request would get again). Besides the coordinator restarting or a network
 /// blip, this takes in what a proxy says while the coordinator is away (`UNIMPLEMENTED` for
@@ -525,8 +537,6 @@ impl Slot {
                 pause(wait, &stop).await;
                 continue;
             }
-            let heartbeat = Duration::from_millis(u64::from(resp.heartbeat_interval_ms))
-                .clamp(*HEARTBEAT_INTERVAL.start(), *HEARTBEAT_INTERVAL.end());
             // The request asked for one job; any more (a misbehaving coordinator) would wait
             // without heartbeats while the first runs, and go back at once instead. The
             // first's id again is that job, not another.
@@ -549,6 +559,7 @@ impl Slot {
                 if stop.is_cancelled() {
                     self.abandon(&[job.job_id]).await;
                 } else {
+                    let heartbeat = heartbeat_interval(resp.heartbeat_interval_ms, job.lease_ms);
                     self.job(job, heartbeat).await;
                 }
             }
@@ -579,14 +590,6 @@ impl Slot {
         );
         async {
             info!(budget = job::node_budget(&job), "job started");
-            // At least three heartbeats a lease, whatever interval the coordinator asked for,
-            // so that one late heartbeat does not let the lease run out.
-            let heartbeat = match job.lease_ms {
-                0 => heartbeat,
-                ms => heartbeat
-                    .min(Duration::from_millis(u64::from(ms)) / 3)
-                    .max(*HEARTBEAT_INTERVAL.start()),
-            };
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));

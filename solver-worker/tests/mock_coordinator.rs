@@ -123,6 +123,11 @@ fn job(id: &str) -> v1::Job {
     }
 }
 
+/// A counter of the worker's summary.
+fn count(c: &std::sync::atomic::AtomicU64) -> u64 {
+    c.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// How many reports the worker has sent.
 fn reports(script: &Scripted) -> usize {
     lock(&script.events)
@@ -195,12 +200,7 @@ async fn jobs_beyond_the_one_asked_for_are_handed_back_at_once() {
         ["abandon 2 3", "report 1 with a verdict"],
         "the others go back in one request before the first job is searched and reported"
     );
-    assert_eq!(
-        summary
-            .jobs_abandoned
-            .load(std::sync::atomic::Ordering::Relaxed),
-        2
-    );
+    assert_eq!(count(&summary.jobs_abandoned), 2);
 }
 
 /// A lease call that fails (its answer lost, say) is retried with the same request id, so
@@ -305,12 +305,7 @@ async fn a_lease_gets_three_heartbeats_whatever_the_interval_asked() {
     let heartbeats = *lock(&script.heartbeats);
     assert!(heartbeats >= 2, "{heartbeats} heartbeats");
     assert_eq!(*lock(&script.events), ["abandon 1"]);
-    assert_eq!(
-        summary
-            .jobs_abandoned
-            .load(std::sync::atomic::Ordering::Relaxed),
-        1
-    );
+    assert_eq!(count(&summary.jobs_abandoned), 1);
 }
 
 /// A report that fails with a code that is no answer to it (a proxy's `UNIMPLEMENTED`, the
@@ -318,13 +313,12 @@ async fn a_lease_gets_three_heartbeats_whatever_the_interval_asked() {
 /// (`FAILED_PRECONDITION`: the lease ran out, say) is not.
 #[tokio::test]
 async fn a_report_is_retried_unless_the_coordinator_refuses_it() {
-    use std::sync::atomic::Ordering::Relaxed;
     let script = Arc::new(Scripted::default());
     *lock(&script.report_errors) = vec![tonic::Code::Unimplemented, tonic::Code::Unavailable];
     *lock(&script.jobs) = vec![job("1")];
     let (summary, _) = run_until(&script, false, |s| reports(s) >= 3).await;
     assert_eq!(*lock(&script.events), ["report 1 with a verdict"; 3]);
-    assert_eq!(summary.jobs_done.load(Relaxed), 1);
+    assert_eq!(count(&summary.jobs_done), 1);
 
     let script = Arc::new(Scripted::default());
     *lock(&script.report_errors) = vec![tonic::Code::FailedPrecondition];
@@ -333,8 +327,8 @@ async fn a_report_is_retried_unless_the_coordinator_refuses_it() {
     // report until the 3 s lease runs out).
     let (summary, _) = run_until(&script, false, reported).await;
     assert_eq!(*lock(&script.events), ["report 1 with a verdict"]);
-    assert_eq!(summary.jobs_refused.load(Relaxed), 1);
-    assert_eq!(summary.jobs_done.load(Relaxed), 0);
+    assert_eq!(count(&summary.jobs_refused), 1);
+    assert_eq!(count(&summary.jobs_done), 0);
 }
 
 /// A stop ends the wait between failed leases at once: at most one attempt more (none if the
@@ -374,7 +368,6 @@ async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_ba
         ],
         "the hanging report given up at the second signal, one attempt more, then abandon"
     );
-    let count = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
     assert_eq!(count(&summary.jobs_abandoned), 1);
     assert_eq!(count(&summary.jobs_done), 0);
 }

@@ -92,8 +92,6 @@ pub fn mib_bytes(mib: u64) -> usize {
 /// 10,000-node cap on the root's job instead (so that a second worker starts sooner): two
 /// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
-/// The largest job budget a problem may ask for.
-pub const MAX_JOB_BUDGET: u64 = solver_proto::work::MAX_JOB_NODE_BUDGET;
 /// The smallest budget a leaf gets however often its leases failed.
 pub const MIN_JOB_BUDGET: u64 = 1_000;
 /// Job ids are reserved in blocks of this many; the ceiling is persisted per block.

@@ -7,13 +7,14 @@ use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique
 use solver_core::pns::{Game, Limits, Outcome, Value};
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
+use solver_proto::work::MAX_JOB_NODE_BUDGET;
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::dag::{Dag, StoredNode, solved_numbers};
 use super::{
-    Coordinator, Error, MAX_JOB_BUDGET, ProblemState, State, check_name, invalid, parse_problem_id,
+    Coordinator, Error, ProblemState, State, check_name, invalid, parse_problem_id,
     parse_techniques,
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
@@ -36,11 +37,11 @@ fn validate_spec(spec: Option<v1::ProblemSpec>) -> Result<ValidSpec, Error> {
     let position =
         Position::try_from(wire).map_err(|e| invalid(format!("spec.{}", e.field), e.message))?;
     let disabled = parse_techniques(&spec.disabled_techniques, "spec.disabled_techniques")?;
-    if spec.job_node_budget > MAX_JOB_BUDGET {
+    if spec.job_node_budget > MAX_JOB_NODE_BUDGET {
         return Err(invalid(
             "spec.job_node_budget",
             format!(
-                "is {}; at most {MAX_JOB_BUDGET} (0 = the server default)",
+                "is {}; at most {MAX_JOB_NODE_BUDGET} (0 = the server default)",
                 spec.job_node_budget
             ),
         ));

@@ -4,7 +4,7 @@
 //! measured in the same run.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -37,12 +37,13 @@ pub struct SevenBenchArgs {
     /// with the direct engine's in this run.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Vec<u32>,
-    /// Also solve each n in this process with the engine's shared search run by this many
-    /// threads at once (a list: `--threads 1 2`; one DAG, as a worker's slots share it), and
-    /// compare the wall time with the direct engine's.
+    /// Also solve each n in this process with the engine's shared search worked on by this
+    /// many threads at once (a list: `--threads 1 2`): one runs it, the others help, as a
+    /// worker's slots do. Compare the wall time with the direct engine's.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub threads: Vec<u32>,
-    /// Also run each n's search as K threads of the shared search would, but in one thread and
+    /// Also run each n's search as K threads that each select and expand their own leaf would
+    /// (the shared search before its runs kept several leaves), but in one thread and
     /// reproducibly (a list: `--interleaved 2`; see `Search::run_interleaved`): the order in
     /// which the K expansions under way end is drawn from exponential times, with seeds 1 to
     /// --repeat (one run for K = 1, the direct search). Each row is one draw of the order noise
@@ -156,9 +157,10 @@ fn root_game(pos: Position, disabled: &[Technique]) -> anyhow::Result<SevenGame>
     SevenGame::new(pos, Rules::new(pos.cols(), disabled)).map_err(anyhow::Error::msg)
 }
 
-/// One solve of `pos` by the engine's shared search ([`Shared`]) with `threads` threads, each
-/// from the root until it is solved or a limit is reached: the outcome, nodes created and wall
-/// time in seconds.
+/// One solve of `pos` by the engine's shared search ([`Shared`]) with `threads` threads: one
+/// runs it from the root until it is solved or a limit is reached, the others help it
+/// ([`Shared::help`]), as a worker's slots do. The outcome, nodes created and wall time in
+/// seconds.
 fn shared_solve(
     pos: Position,
     disabled: &[Technique],
@@ -166,19 +168,18 @@ fn shared_solve(
     limits: &Limits,
 ) -> anyhow::Result<(Outcome, u64, f64)> {
     let root = root_game(pos, disabled)?;
-    let shared = Shared::new(Search::new(root.clone()));
-    let nodes = AtomicU64::new(0);
+    let shared = Shared::new(Search::new(root.clone()), threads as usize);
+    let done = AtomicBool::new(false);
     let start = Instant::now();
-    std::thread::scope(|scope| {
-        let runs: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| shared.run(root.clone(), limits, &nodes)))
-            .collect();
-        for run in runs {
-            run.join()
-                .map_err(|_| anyhow::anyhow!("a search thread panicked"))??;
+    let ran = std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(|| while !shared.help(|| done.load(Ordering::Relaxed)) {});
         }
-        anyhow::Ok(())
-    })?;
+        let ran = shared.run(root.clone(), limits, &AtomicU64::new(0));
+        done.store(true, Ordering::Relaxed);
+        ran
+    });
+    ran?;
     let secs = start.elapsed().as_secs_f64();
     let search = shared.lock()?;
     Ok((search.outcome(), search.stats().nodes_created, secs))

@@ -81,7 +81,7 @@ async fn work_until_done(
     worker: &str,
     ids: &[String],
 ) {
-    let ctx = JobContext::new(64);
+    let ctx = JobContext::new(64, 1);
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
         let mut all_done = true;
@@ -206,7 +206,7 @@ async fn two_problems_at_once_share_the_workers() {
         problems.len() >= 2,
         "jobs of several problems: {problems:?}"
     );
-    let ctx = JobContext::new(64);
+    let ctx = JobContext::new(64, 1);
     for job in &jobs {
         report(&mut w, "w", job, &ctx).await;
     }
@@ -265,7 +265,7 @@ async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
         cancelled(&mut w, "vanished", &lost).await,
         vec![lost.job_id.clone()]
     );
-    let ctx = JobContext::new(64);
+    let ctx = JobContext::new(64, 1);
     assert!(
         !report(&mut w, "vanished", &lost, &ctx).await,
         "stale: estimates dropped"
@@ -296,7 +296,7 @@ async fn a_late_report_leaves_a_finished_problems_progress_alone() {
     .await
     .expect("cancel");
     let before = get(&mut s, &id).await;
-    assert!(!report(&mut w, "w", &job, &JobContext::new(64)).await);
+    assert!(!report(&mut w, "w", &job, &JobContext::new(64, 1)).await);
     let after = get(&mut s, &id).await;
     assert_eq!(after.progress, before.progress);
     assert_eq!(after.status, v1::ProblemStatus::Cancelled as i32);
@@ -307,7 +307,7 @@ async fn duplicate_reports_abandon_and_foreign_leases() {
     let server = start_with(|_| {}).await;
     let (mut s, mut w) = clients(&server).await;
     let id = submit(&mut s, empty_spec(9, true, 200)).await;
-    let ctx = JobContext::new(64);
+    let ctx = JobContext::new(64, 1);
 
     // A report counts once.
     let job = lease_one(&mut w, "a").await;
@@ -739,7 +739,7 @@ async fn submits_job_id_blocks_and_ends_are_durable_writes() {
         [true],
         "the first lease reserves a block of job ids"
     );
-    let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("runs");
+    let mut r = run_job(&job, &JobContext::new(64, 1), Arc::default()).expect("runs");
     r.worker = "w".into();
     assert!(r.maker_wins.is_none(), "200 nodes do not solve n = 9");
     c.report(r).expect("report");
@@ -776,7 +776,7 @@ async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     assert!(lease("w", "2").is_empty(), "a new request: nothing free");
 
     // The root's report frees its children; the worker's next request gets some of them.
-    let mut r = run_job(&first[0], &JobContext::new(64), Arc::default()).expect("runs");
+    let mut r = run_job(&first[0], &JobContext::new(64, 1), Arc::default()).expect("runs");
     r.worker = "w".into();
     c.report(r).expect("report");
     let second = lease("w", "3");
@@ -862,7 +862,7 @@ async fn after_a_store_failure_every_request_is_refused_and_a_restart_reloads_th
         })
     };
     let job = lease(&c).expect("lease").jobs.remove(0);
-    let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("the job runs");
+    let mut r = run_job(&job, &JobContext::new(64, 1), Arc::default()).expect("the job runs");
     r.worker = "w1".into();
 
     store.fail_writes.store(true, Ordering::Relaxed);
@@ -933,7 +933,7 @@ async fn a_store_failure_stops_the_server_with_an_error() {
     let (mut s, mut w) = (SolverClient::new(ch.clone()), WorkClient::new(ch));
     submit(&mut s, empty_spec(8, true, 2_000)).await;
     let job = lease_one(&mut w, "w1").await;
-    let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("the job runs");
+    let mut r = run_job(&job, &JobContext::new(64, 1), Arc::default()).expect("the job runs");
     r.worker = "w1".into();
     store.fail_writes.store(true, Ordering::Relaxed);
     let refused = w.report(r).await.expect_err("the write fails");
@@ -1065,7 +1065,7 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
     let a = submit_to(&c, 8, 2_000);
     let root = lease_from(&c, "w", 1, "").remove(0);
-    let mut r = run_job(&root, &JobContext::new(64), Arc::default()).expect("runs");
+    let mut r = run_job(&root, &JobContext::new(64, 1), Arc::default()).expect("runs");
     r.worker = "w".into();
     assert!(r.maker_wins.is_none(), "2,000 nodes do not solve n = 8");
     c.report(r).expect("report");
@@ -1171,7 +1171,7 @@ async fn a_reports_facts_solve_another_problem_of_the_width() {
         .into_iter()
         .find(|j| j.problem_id == a)
         .expect("a's root");
-    let mut r = run_job(&a_root, &JobContext::new(64), Arc::default()).expect("runs");
+    let mut r = run_job(&a_root, &JobContext::new(64, 1), Arc::default()).expect("runs");
     r.worker = "w".into();
     let wider = ["...M.....", ".........", ".........", "........."];
     let wider = Position::from_rows(&wider, None, Side::Breaker).expect("rows");
@@ -1241,7 +1241,7 @@ async fn a_gone_searchers_leaves_are_anyones() {
     };
     let c = Coordinator::open(Arc::new(MemStore::new()), config).expect("open");
     submit_to(&c, 9, 200);
-    let (ctx_a, ctx_b) = (JobContext::new(64), JobContext::new(64));
+    let (ctx_a, ctx_b) = (JobContext::new(64, 1), JobContext::new(64, 1));
     let run = |worker: &str, ctx: &JobContext| {
         let job = lease_from(&c, worker, 1, "").remove(0);
         let mut r = run_job(&job, ctx, Arc::default()).expect("runs");

@@ -48,7 +48,7 @@ async fn work(
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
         for job in leased {
-            let mut r = run_job(&job, &JobContext::new(64), Arc::default()).expect("runs");
+            let mut r = run_job(&job, &JobContext::new(64, 1), Arc::default()).expect("runs");
             r.worker = "w".into();
             w.report(r).await.expect("report");
             done += 1;
@@ -81,7 +81,7 @@ async fn sigkill_mid_solve_then_restart_finishes_with_the_same_verdict() {
         .expect("submit")
         .into_inner()
         .problem_id;
-    let ctx = JobContext::new(64);
+    let ctx = JobContext::new(64, 1);
     assert!(
         !work(&mut s, &mut w, &id, 6).await,
         "still running after 6 jobs"

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use rustc_hash::FxHashMap;
 use solver_core::games::seven::{Key, Rules, SevenGame, Technique};
-use solver_core::pns::{Game, Limits, Number, Outcome, Search, Shared, Value};
+use solver_core::pns::{Game, Limits, Outcome, Search, Shared, Value};
 use solver_proto::convert::seven::{pack_key, threshold_from_wire, unpack};
 use solver_proto::v1;
 
@@ -88,20 +88,23 @@ pub struct JobContext {
     running: Mutex<Vec<Arc<Running>>>,
     /// Cap of the retained search DAG, in bytes ([`Limits::max_bytes`]).
     search_bytes: usize,
+    /// The worker's slots, every one of which searches the one DAG ([`Shared::new`]).
+    slots: usize,
     /// Notified when a job starts, for the slots waiting to [`help`].
     pub(crate) started: tokio::sync::Notify,
 }
 
 impl JobContext {
-    /// A context for job slots sharing `table_mib` MiB: a quarter for the solved cache, the
-    /// rest for the retained search DAG.
-    pub fn new(table_mib: usize) -> Self {
+    /// A context for `slots` job slots sharing `table_mib` MiB: a quarter for the solved
+    /// cache, the rest for the retained search DAG.
+    pub fn new(table_mib: usize, slots: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
         Self {
             cache: Arc::new(SolvedCache::new(table_mib / 4)),
             retained: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             search_bytes: bytes - bytes / 4,
+            slots,
             started: tokio::sync::Notify::new(),
         }
     }
@@ -134,7 +137,7 @@ impl JobContext {
                 let cache = Arc::clone(&self.cache);
                 let mut search = Search::with_known(root.clone(), Box::new(move |k| cache.get(k)));
                 search.record_solved(Some(self.solved_log_limit()));
-                let search = Arc::new(Shared::new(search));
+                let search = Arc::new(Shared::new(search, self.slots));
                 *kept = Some(Retained {
                     rules,
                     search: Arc::clone(&search),
@@ -163,17 +166,9 @@ impl std::fmt::Debug for Retained {
 
 /// A job under way, as a helping slot sees it.
 struct Running {
-    root: SevenGame,
     search: Arc<Shared<SevenGame>>,
-    /// The job's thresholds, which helpers heed too.
-    thresholds: Option<(Number, Number)>,
     /// Set when the job has ended: helpers stop.
-    done: Arc<AtomicBool>,
-    /// Nodes created for the job by its own thread and its helpers ([`Shared::run`] counts
-    /// them as they go), against `budget`.
-    nodes: AtomicU64,
-    /// The job's node budget (`Job.node_budget`), which helpers heed too.
-    budget: u64,
+    done: AtomicBool,
 }
 
 impl std::fmt::Debug for Running {
@@ -205,20 +200,20 @@ impl Drop for Registration<'_> {
 pub enum Help {
     /// No job of this worker is under way.
     NoJob,
-    /// It searched the job until its slice was over: the job may want more.
+    /// It helped the job's search until its slice was over: the job may want more.
     Searched,
-    /// It stopped early: the job's leaf is solved or past its thresholds, its node budget is
-    /// spent, the job has ended, the search hit its memory cap, or the search is unusable (a
-    /// thread panicked while it held the lock). The slot waits a little before it asks again.
+    /// It stopped early: the job has ended, or has no run of its search under way (before its
+    /// first, between its two, after its last: its leaf solved or past its thresholds, its
+    /// node budget spent, the search at its memory cap or unusable). The slot waits a little
+    /// before it asks again.
     Idle,
 }
 
-/// Lets a slot help the oldest job under way for at most `slice`: it runs the same leaf in the
-/// worker's shared search ([`Shared::run`]), taking the leaves the job's own thread has not
-/// taken, until the job ends, the leaf reaches the job's thresholds, the job's node budget is
-/// spent (it counts every thread's nodes), or the slice is over. Its nodes are added to the
-/// job's report as it goes (those created after the report are counted nowhere). A panic in
-/// the game's code is passed on, as by [`Shared::run`].
+/// Lets a slot help the oldest job under way for at most `slice`: it computes pieces of the
+/// expansions the job's own thread has under way in the worker's shared search (see
+/// [`Shared::help`]), until the job ends, its run stops (solved, past its thresholds, its
+/// node budget spent), or the slice is over. The nodes are the job's run's, counted in its
+/// report. A panic of the game's code in a piece it computes goes to the job's run.
 pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
     let job = {
         let running = ctx.running.lock().unwrap_or_else(PoisonError::into_inner);
@@ -228,16 +223,9 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
         }
     };
     let deadline = std::time::Instant::now() + slice;
-    let limits = Limits {
-        deadline: Some(deadline),
-        cancel: Some(Arc::clone(&job.done)),
-        max_bytes: Some(ctx.search_bytes),
-        thresholds: job.thresholds,
-        max_nodes: Some(job.budget),
-    };
-    let ran = job.search.run(job.root.clone(), &limits, &job.nodes);
+    let over = || job.done.load(Ordering::Relaxed) || std::time::Instant::now() >= deadline;
     // Only the end of the slice means that the job may want more help.
-    if ran.is_ok() && std::time::Instant::now() >= deadline {
+    if job.search.help(over) && !job.done.load(Ordering::Relaxed) {
         Help::Searched
     } else {
         Help::Idle
@@ -313,12 +301,8 @@ pub fn run_job(
     let registration = Registration {
         ctx,
         job: Arc::new(Running {
-            root: root.clone(),
             search: Arc::clone(&shared),
-            thresholds,
-            done: Arc::default(),
-            nodes: AtomicU64::new(0),
-            budget,
+            done: AtomicBool::new(false),
         }),
     };
     ctx.running
@@ -326,14 +310,12 @@ pub fn run_job(
         .unwrap_or_else(PoisonError::into_inner)
         .push(Arc::clone(&registration.job));
     ctx.started.notify_waiters();
-    let counted = &registration.job.nodes;
+    // Nodes the job's runs create (with the pieces helpers compute for them).
+    let counted = &AtomicU64::new(0);
     let poisoned = |e: solver_core::pns::Poisoned| e.to_string();
     let mut outcome = shared
         .run(root.clone(), &limits, counted)
         .map_err(poisoned)?;
-    // The count includes helpers' nodes, so a first run stopped early (cancelled, or at the
-    // memory cap) may find it reached too; the second run then stops at once (cancelled) or at
-    // its first check of the memory cap.
     if first < budget
         && matches!(outcome, Outcome::Unknown { .. })
         && counted.load(Ordering::Relaxed) >= first
@@ -403,7 +385,7 @@ mod tests {
 
     #[test]
     fn a_job_stops_at_its_thresholds_after_its_minimum_share() {
-        let ctx = JobContext::new(64);
+        let ctx = JobContext::new(64, 1);
         let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
         let reached = v1::Job {
             pn_threshold: 1,
@@ -426,7 +408,7 @@ mod tests {
 
     #[test]
     fn a_cancelled_job_searches_nothing() {
-        let ctx = JobContext::new(64);
+        let ctx = JobContext::new(64, 1);
         let big = Position::empty(Cols::try_from(12u32).expect("width"), Side::Maker);
         let far = v1::Job {
             pn_threshold: u64::MAX - 1,
@@ -442,7 +424,7 @@ mod tests {
 
     #[test]
     fn a_small_board_is_solved_and_a_big_one_reports_children() {
-        let ctx = JobContext::new(1);
+        let ctx = JobContext::new(1, 1);
         let small = Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker);
         let r = run_job(&job(&small, 1_000_000), &ctx, Arc::default()).expect("runs");
         assert_eq!(
@@ -462,7 +444,7 @@ mod tests {
 
     #[test]
     fn a_retained_search_goes_on_below_the_previous_leaf() {
-        let ctx = JobContext::new(64);
+        let ctx = JobContext::new(64, 1);
         let root = Position::empty(Cols::try_from(8u32).expect("width"), Side::Maker);
         let first = run_job(&job(&root, 1_000), &ctx, Arc::default()).expect("runs");
         assert_eq!(first.maker_wins, None);
@@ -479,7 +461,7 @@ mod tests {
             .take(6)
         {
             let a = run_job(&child_job(c), &ctx, Arc::default()).expect("runs");
-            let b = run_job(&child_job(c), &JobContext::new(64), Arc::default()).expect("runs");
+            let b = run_job(&child_job(c), &JobContext::new(64, 1), Arc::default()).expect("runs");
             assert_eq!(a.maker_wins, b.maker_wins);
             assert!(a.maker_wins.is_some());
             reused += a.nodes;
@@ -493,11 +475,11 @@ mod tests {
 
     #[test]
     fn a_helping_thread_searches_the_same_job() {
-        let ctx = JobContext::new(256);
+        let ctx = JobContext::new(256, 2);
         let root = Position::empty(Cols::try_from(11u32).expect("width"), Side::Maker);
         let alone = run_job(
             &job(&root, 100_000_000),
-            &JobContext::new(256),
+            &JobContext::new(256, 2),
             Arc::default(),
         )
         .expect("runs");
@@ -519,52 +501,59 @@ mod tests {
         );
     }
 
-    /// A job that wants no help makes a helper idle at once (its slot then waits), rather than
-    /// searching for its slice or returning as if it had searched.
+    /// A helper returns at once, idle, while the job has no run under way (before its first,
+    /// between its two, after its last) or has ended, rather than waiting for its slice or
+    /// returning as if it had searched; while a run is under way it helps to its slice's end.
     #[test]
-    fn a_helper_is_idle_while_the_job_needs_no_help() {
-        let ctx = JobContext::new(64);
+    fn a_helper_is_idle_while_the_job_has_no_run_under_way() {
+        let ctx = JobContext::new(64, 2);
         let pos = Position::empty(Cols::try_from(11u32).expect("width"), Side::Maker);
         let rules = Rules::new(pos.cols(), &[]);
         let root = SevenGame::new(pos, rules).expect("width");
-        let register = |thresholds, budget| {
+        let register = || {
             let job = Arc::new(Running {
-                root: root.clone(),
                 search: ctx.search(rules, &root),
-                thresholds,
-                done: Arc::default(),
-                nodes: AtomicU64::new(0),
-                budget,
+                done: AtomicBool::new(false),
             });
             *ctx.running.lock().expect("unpoisoned") = vec![Arc::clone(&job)];
             job
         };
         let slice = std::time::Duration::from_secs(30);
         let start = std::time::Instant::now();
-        // The leaf is past its thresholds before any expansion.
-        register(Some((1, 1)), 1_000_000);
-        assert_eq!(help(&ctx, slice), Help::Idle, "past its thresholds");
-        // The budget is spent.
-        register(None, 0);
-        assert_eq!(help(&ctx, slice), Help::Idle, "budget spent");
-        // The job has ended.
-        register(None, 1_000_000)
-            .done
-            .store(true, Ordering::Relaxed);
+        let job = register();
+        assert_eq!(help(&ctx, slice), Help::Idle, "no run under way");
+        job.done.store(true, Ordering::Relaxed);
         assert_eq!(help(&ctx, slice), Help::Idle, "job ended");
         assert!(
             start.elapsed() < slice,
             "idle helpers return at once, not at the end of their slice"
         );
-        // A job with work left keeps a helper searching until its slice is over.
-        register(None, 100_000_000);
+        let job = register();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let limits = Limits {
+            cancel: Some(Arc::clone(&cancel)),
+            ..Limits::default()
+        };
         let short = std::time::Duration::from_millis(20);
-        assert_eq!(help(&ctx, short), Help::Searched, "work left");
+        std::thread::scope(|s| {
+            let run = s.spawn(|| job.search.run(root.clone(), &limits, &AtomicU64::new(0)));
+            let mut helped = Help::Idle;
+            while helped != Help::Searched && !run.is_finished() {
+                helped = help(&ctx, short);
+            }
+            cancel.store(true, Ordering::Relaxed);
+            run.join().expect("no panic").expect("not poisoned");
+            assert_eq!(
+                helped,
+                Help::Searched,
+                "a run under way is helped to the slice's end"
+            );
+        });
     }
 
     #[test]
     fn bad_bytes_and_unknown_techniques_are_errors() {
-        let ctx = JobContext::new(1);
+        let ctx = JobContext::new(1, 1);
         let mut j = job(
             &Position::empty(Cols::try_from(6u32).expect("width"), Side::Maker),
             10,

@@ -6,7 +6,8 @@
 //! - [`job`]: one job off the async runtime (decode, simplify, bounded PNS, build the report),
 //!   the search DAG all jobs share and the worker's bounded table of solved positions. No I/O.
 //! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots (search threads), each
-//!   helping the worker's job under way if there is one, else leasing one job (one slot asks
+//!   helping the worker's job under way if there is one (computing pieces of the expansions
+//!   its run has under way), else leasing one job (one slot asks
 //!   at a time, the others wait for its job to start; the slot that ran a job asks for the
 //!   next right after its report), searching it on a blocking thread while heartbeats keep the
 //!   lease alive, and reporting it.
@@ -348,7 +349,7 @@ pub async fn run(
     let client = connect(&config)?;
     let name: Arc<str> = Arc::from(config.worker_name());
     let slots = config.job_slots();
-    let ctx = Arc::new(JobContext::new(config.table_mb));
+    let ctx = Arc::new(JobContext::new(config.table_mb, slots as usize));
     let summary = Arc::new(Summary::default());
     info!(worker = %name, server = %config.server, slots, "worker started");
     let mut tasks = tokio::task::JoinSet::new();
@@ -570,9 +571,9 @@ impl Slot {
         Ok(())
     }
 
-    /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]). A panic in the
-    /// game's code while it helps counts as [`Help::Idle`]: the job's own thread meets the
-    /// same leaf and reports the job as failed.
+    /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]). A panic of the
+    /// game's code in a piece it computes goes to the job's run, which reports the job as
+    /// failed; the helper then finds no run under way ([`Help::Idle`]).
     async fn help(&self) -> Help {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));

@@ -12,12 +12,13 @@
 //! tree is a DAG; summing over a DAG counts a shared child once per parent (the known
 //! over-estimate of DAG PNS), which affects only the search order, never the values.
 
+mod pipeline;
 mod search;
 mod shared;
 mod table;
 
 pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
-pub use shared::{Locked, Poisoned, Shared};
+pub use shared::{LEAVES_IN_FLIGHT, Locked, Poisoned, Shared};
 
 use std::fmt::Debug;
 use std::hash::Hash;

@@ -1418,10 +1418,10 @@ fn remove_one(v: &mut SmallVec<[u32; 4]>, x: u32) {
 /// A child of an expanded position: the move, the simplified position, its key, and its
 /// value if simplification decided it.
 pub(super) struct Child<G: Game> {
-    mv: G::Move,
-    position: G,
-    key: G::Key,
-    value: Option<Value>,
+    pub(super) mv: G::Move,
+    pub(super) position: G,
+    pub(super) key: G::Key,
+    pub(super) value: Option<Value>,
 }
 
 /// What expanding a leaf yields, computed from its position alone (no DAG, no table), so that

@@ -1,21 +1,29 @@
-//! One search DAG that several threads run at once, each from its own root: the expansions
-//! (the game's work: move generation, simplification, decomposition) run outside the lock,
-//! the DAG's bookkeeping (selection, insertion, back-propagation, garbage collection) inside.
-//! A leaf taken by one thread shows the others virtual proof and disproof numbers, 4 times its
-//! own (`VIRTUAL_FACTOR` in search.rs), so that their most-proving selection turns to the node
-//! that would be most-proving if that leaf were that much harder to solve; a leaf still taken at
-//! the end of a selection is passed by, for the next one in most-proving order (see
-//! [`Search::select`]). This is how shared-memory parallel proof-number searches keep threads
-//! apart (Kaneko, "Parallel depth first proof number search", AAAI 2010, with virtual proof
-//! numbers; Saito, Winands and van den Herik, "Randomized parallel proof-number search", ACG
-//! 2009, by near-best selection). Reports and thresholds see the DAG's own numbers
-//! ([`Shared::lock`], [`Search::set_virtual`]).
+//! One search DAG that several threads work on at once. A run ([`Shared::run`]) selects its
+//! leaves, adds their children and backs up the numbers under the lock (the DAG's
+//! bookkeeping); the expansions themselves (the game's work: move generation, simplification,
+//! decomposition) are computed outside it, split into pieces (a leaf's opening, one piece per
+//! child; see pipeline.rs) that any thread takes: the run's own while it waits, helpers
+//! ([`Shared::help`]), other runs. So one run is the only thread that changes the DAG on its
+//! behalf, and the order of its expansions does not depend on which thread computed what.
+//!
+//! With helpers, a run keeps [`LEAVES_IN_FLIGHT`] leaves taken at once, so that the helpers
+//! compute the next leaves' pieces while the run updates the DAG. A taken leaf shows virtual
+//! proof and disproof numbers, 4 times its own (`VIRTUAL_FACTOR` in search.rs), so that the
+//! next selection turns to the node that would be most-proving if that leaf were that much
+//! harder to solve; a leaf still taken at the end of a selection is passed by, for the next one
+//! in most-proving order (see [`Search::select`]). This is how shared-memory parallel
+//! proof-number searches keep threads apart (Kaneko, "Parallel depth first proof number
+//! search", AAAI 2010, with virtual proof numbers; Saito, Winands and van den Herik,
+//! "Randomized parallel proof-number search", ACG 2009, by near-best selection). Reports and
+//! thresholds see the DAG's own numbers ([`Shared::lock`], [`Search::set_virtual`]).
 
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
+use super::pipeline::{Cursor, Pipeline, Work};
 use super::search::Expansion;
 use super::{Game, Limits, Outcome, Search};
 
@@ -23,9 +31,23 @@ use super::{Game, Limits, Outcome, Search};
 /// few microseconds per expansion, less than a sleep and wake-up cost.
 const SPINS: u32 = 4_000;
 
-/// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`]).
+/// Leaves a run keeps taken at once when more than one thread works on the search
+/// ([`Shared::new`]): enough that a helper finds a piece to compute while the run updates the
+/// DAG. The order of a run's expansions is then that of [`Search::run_interleaved`] with this
+/// many leaves and equal times, whichever thread computes what. On the empty board: 538,460
+/// nodes at n = 12 against one leaf's 486,316, 2,876,912 at n = 13 against 3,122,364 (with 3
+/// leaves 556,459 and 2,723,049; with 2, 542,149 and 2,867,344, but 8.6 M at n = 13 in a
+/// worker's jobs, against 2.2 M with 3 or 4).
+pub const LEAVES_IN_FLIGHT: usize = 4;
+
+/// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`],
+/// [`Shared::help`]).
 pub struct Shared<G: Game> {
     search: Mutex<Search<G>>,
+    /// The expansions under way, which every thread computes pieces of.
+    pipeline: Pipeline<G>,
+    /// Leaves a run keeps taken at once: 1, or [`LEAVES_IN_FLIGHT`].
+    in_flight: usize,
 }
 
 /// A thread panicked while it held the search's lock: the DAG may be half updated and is not
@@ -42,17 +64,22 @@ impl std::fmt::Display for Poisoned {
 impl std::error::Error for Poisoned {}
 
 impl<G: Game> Shared<G> {
-    /// Shares `search` (its DAG, table, known values and solved-position log).
-    pub fn new(search: Search<G>) -> Self {
+    /// Shares `search` (its DAG, table, known values and solved-position log) among `threads`
+    /// threads that run or help it at once. With one, a run expands one leaf at a time, whole,
+    /// in its own thread, as the engine's [`Search::run`] does (a helper would find nothing to
+    /// do); with more, a run keeps [`LEAVES_IN_FLIGHT`] leaves taken, so that the other threads
+    /// ([`Shared::help`], or other runs) have pieces of their expansions to compute.
+    pub fn new(search: Search<G>, threads: usize) -> Self {
         Self {
             search: Mutex::new(search),
+            pipeline: Pipeline::new(),
+            in_flight: if threads > 1 { LEAVES_IN_FLIGHT } else { 1 },
         }
     }
 
     /// The search, locked: for reports between runs ([`Search::child_reports`],
-    /// [`Search::take_solved`], [`Search::stats`]). Other threads' runs wait meanwhile; the
-    /// leaves they are expanding show their own numbers, not their virtual ones, until
-    /// the guard is dropped.
+    /// [`Search::take_solved`], [`Search::stats`]). Runs wait meanwhile; the leaves they are
+    /// expanding show their own numbers, not their virtual ones, until the guard is dropped.
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock.
@@ -75,20 +102,29 @@ impl<G: Game> Shared<G> {
     }
 
     /// Searches from `root` (found in the table or added to it) until it is solved or a limit
-    /// is reached, while other threads may run from other roots (or the same one), and returns
-    /// the root's outcome. Every node this run creates is added to `nodes`, which the runs of
-    /// one job share, and [`Limits::max_nodes`] is compared with `nodes`, not with the search's
-    /// total. [`Limits::max_bytes`] applies to the whole DAG. The root is made the search's root
-    /// ([`Search::set_root`]) and is kept, with every leaf being expanded, by the garbage
-    /// collector until the run ends. It is expanded by its moves, not by a decomposition
-    /// ([`Game::decompose`]), and one held by its parts is expanded again by its moves: a job
-    /// reports the root's move children ([`Search::child_reports`]).
+    /// is reached, while other threads may run from other roots (or the same one) or help, and
+    /// returns the root's outcome. Every node this run creates is added to `nodes`, which the
+    /// runs of one job share, and [`Limits::max_nodes`] is compared with `nodes`, not with the
+    /// search's total. [`Limits::max_bytes`] applies to the whole DAG. The root is made the
+    /// search's root ([`Search::set_root`]) and is kept, with every leaf being expanded, by the
+    /// garbage collector until the run ends. It is expanded by its moves, not by a
+    /// decomposition ([`Game::decompose`]), and one held by its parts is expanded again by its
+    /// moves: a job reports the root's move children ([`Search::child_reports`]).
+    ///
+    /// The run selects its leaves and adds their children to the DAG under the lock; the
+    /// expansions themselves (the game's work) are computed outside it. A search shared by
+    /// more than one thread ([`Shared::new`]) splits them into pieces (one child's
+    /// simplification, or a leaf's list of moves) that this thread and any other that helps
+    /// compute, and this thread computes pieces of other runs' expansions while it waits for
+    /// its own.
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's
-    /// code, outside the lock, is passed on to the caller and leaves the search usable.
+    /// code, outside the lock (in this thread or in one computing a piece of this run's
+    /// expansions), is passed on to the caller and leaves the search usable.
     pub fn run(&self, root: G, limits: &Limits, nodes: &AtomicU64) -> Result<Outcome, Poisoned> {
         let start = Instant::now();
+        let _running = self.pipeline.run();
         // The root's moves, computed outside the lock: a run's root is expanded by its moves,
         // also where it decomposes, since its move children are what a job reports.
         let mut position = root.clone();
@@ -107,24 +143,51 @@ impl<G: Game> Shared<G> {
         {
             nodes.fetch_add(s.hold_moves(root, &position, moves), Ordering::Relaxed);
         }
+        let mut cursor = Cursor::default();
+        let mut taken = Taken {
+            works: VecDeque::with_capacity(self.in_flight),
+            pipeline: &self.pipeline,
+        };
         while !s.stops(root, limits, nodes.load(Ordering::Relaxed)) {
             if s.check_due() && !s.within(limits) {
                 break;
             }
-            let Some(leaf) = s.select(root) else {
-                // Every leaf below the root is being expanded by another thread.
-                drop(s);
-                std::thread::yield_now();
+            // Virtual numbers for this run's other leaves and for other runs to see: one run
+            // alone with one leaf at a time is the engine's search.
+            let show = self.in_flight > 1 || s.pins.len() > 1;
+            while taken.works.len() < self.in_flight {
+                let Some(leaf) = s.select(root) else {
+                    break;
+                };
+                s.take(leaf, show);
+                let work = Arc::new(Work::new(leaf, s.position(leaf)));
+                if self.in_flight > 1 {
+                    self.pipeline.push(&work);
+                }
+                taken.works.push_back(work);
+            }
+            s.refresh_hint(&mut hint);
+            drop(s);
+            let Some(work) = taken.works.pop_front() else {
+                // Every leaf below the root is being expanded by another run.
+                if !self.pipeline.work_one(&mut cursor) {
+                    std::thread::yield_now();
+                }
                 s = self.lock_raw()?;
                 continue;
             };
-            // Virtual numbers only for other runs to see: one run alone is the engine's search.
-            let others = s.pins.len() > 1;
-            s.take(leaf, others);
-            let g = s.position(leaf);
-            s.refresh_hint(&mut hint);
-            drop(s);
-            let expansion = catch_unwind(AssertUnwindSafe(|| Expansion::of(&g, true)));
+            let expansion = if self.in_flight == 1 {
+                // One thread: the engine's expansion, whole, in this thread.
+                catch_unwind(AssertUnwindSafe(|| Expansion::of(&work.position, true)))
+            } else {
+                while !work.complete() {
+                    if !self.pipeline.work_on(&work) && !self.pipeline.work_one(&mut cursor) {
+                        std::hint::spin_loop();
+                    }
+                }
+                self.pipeline.remove(&work);
+                work.expansion()
+            };
             if let Ok(e) = &expansion {
                 hint.touch(e.keys());
             }
@@ -132,21 +195,70 @@ impl<G: Game> Shared<G> {
             let expansion = match expansion {
                 Ok(e) => e,
                 Err(panic) => {
-                    s.finish(leaf, None);
+                    s.finish(work.leaf, None);
+                    taken.give_back(&mut s);
                     unpin(&mut s, root);
                     drop(s);
                     resume_unwind(panic);
                 }
             };
             let before = s.stats().nodes_created;
-            s.finish(leaf, Some((&g, expansion)));
+            s.finish(work.leaf, Some((&work.position, expansion)));
             nodes.fetch_add(s.stats().nodes_created - before, Ordering::Relaxed);
         }
+        taken.give_back(&mut s);
         unpin(&mut s, root);
         s.sample_bytes();
         s.add_elapsed(start.elapsed());
-        // Other threads' leaves may still show virtual numbers: the root's own ones.
+        // Other runs' leaves may still show virtual numbers: the root's own ones.
         Ok(s.with_own_numbers(|s| s.outcome_of(root)))
+    }
+
+    /// Computes pieces of the expansions the runs of this search have under way (see
+    /// [`Shared::run`]) until no run is under way, or `stop` returns true; returns whether
+    /// `stop` ended it. A panic in the game's code while it computes a piece is passed on to
+    /// the run whose expansion it was, not to the helper.
+    pub fn help(&self, stop: impl Fn() -> bool) -> bool {
+        let mut cursor = Cursor::default();
+        loop {
+            if stop() {
+                return true;
+            }
+            if !self.pipeline.running() {
+                return false;
+            }
+            if !self.pipeline.work_one(&mut cursor) {
+                for _ in 0..32 {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+}
+
+/// The leaves a run has taken, whose expansions are under way.
+struct Taken<'a, G: Game> {
+    works: VecDeque<Arc<Work<G>>>,
+    pipeline: &'a Pipeline<G>,
+}
+
+impl<G: Game> Taken<'_, G> {
+    /// Frees the leaves, unexpanded (with their own numbers back).
+    fn give_back(&mut self, s: &mut Search<G>) {
+        for work in std::mem::take(&mut self.works) {
+            self.pipeline.drop_work(&work);
+            s.finish(work.leaf, None);
+        }
+    }
+}
+
+impl<G: Game> Drop for Taken<'_, G> {
+    /// A run that ends without [`Taken::give_back`] (its lock poisoned) still takes its
+    /// works down.
+    fn drop(&mut self) {
+        for work in &self.works {
+            self.pipeline.drop_work(work);
+        }
     }
 }
 
@@ -348,7 +460,7 @@ mod tests {
             let mut free = Search::new(root.clone());
             free.run(&Limits::default());
             let cap = free.stats().peak_bytes as usize / 3;
-            let shared = Shared::new(Search::new(root.clone()));
+            let shared = Shared::new(Search::new(root.clone()), 3);
             // Each thread runs the children in its own order, in small runs, then the root.
             std::thread::scope(|scope| {
                 for t in 0..3 {
@@ -389,6 +501,43 @@ mod tests {
         assert!(collections > 0, "the cap made the collector run");
     }
 
+    /// A run with threads helping it expands its leaves in a fixed order, whatever thread
+    /// computes what: that of the interleaved search with [`LEAVES_IN_FLIGHT`] leaves and
+    /// equal times. So its node count is the same with or without a helper.
+    #[test]
+    fn a_run_with_helpers_is_the_interleaved_search_with_equal_times() {
+        for seed in 0..30u64 {
+            let root = Random { id: seed, depth: 0 };
+            let want = root.solve();
+            let mut interleaved = Search::new(root.clone());
+            let out = interleaved.run_interleaved(LEAVES_IN_FLIGHT, &Limits::default(), || 1.0);
+            assert_eq!(out, Outcome::Solved(want), "seed {seed}");
+            let nodes = interleaved.stats().nodes_created;
+            for helpers in [0, 1, 2] {
+                let shared = Shared::new(Search::new(root.clone()), 2);
+                let done = std::sync::atomic::AtomicBool::new(false);
+                let out = std::thread::scope(|scope| {
+                    for _ in 0..helpers {
+                        scope.spawn(|| while !shared.help(|| done.load(Ordering::Relaxed)) {});
+                    }
+                    let out = shared.run(root.clone(), &Limits::default(), &AtomicU64::new(0));
+                    done.store(true, Ordering::Relaxed);
+                    out
+                });
+                assert_eq!(out, Ok(Outcome::Solved(want)), "seed {seed}");
+                let s = shared.lock().expect("no panic");
+                assert_eq!(
+                    s.stats().nodes_created,
+                    nodes,
+                    "seed {seed}, {helpers} helpers"
+                );
+                assert_eq!(s.taken(), 0);
+                s.assert_consistent();
+                s.assert_numbers_consistent();
+            }
+        }
+    }
+
     #[test]
     fn a_leaf_being_expanded_shows_its_virtual_numbers_to_the_runs_only() {
         let mut moved = 0;
@@ -403,7 +552,7 @@ mod tests {
                 continue;
             };
             let own = search.all_numbers();
-            let shared = Shared::new(search);
+            let shared = Shared::new(search, 1);
             {
                 // What a run does before it expands a leaf outside the lock.
                 let mut s = shared.lock_raw().expect("no panic");
@@ -517,7 +666,7 @@ mod tests {
     #[test]
     fn a_panic_outside_the_lock_reaches_the_caller_and_leaves_the_search_usable() {
         let root = Variant::new(3, 1, false);
-        let shared = Shared::new(Search::new(root.clone()));
+        let shared = Shared::new(Search::new(root.clone()), 1);
         let nodes = AtomicU64::new(0);
         let run = || shared.run(root.clone(), &Limits::default(), &nodes);
         let panic = catch_unwind(AssertUnwindSafe(run)).expect_err("the game's panic");
@@ -533,10 +682,47 @@ mod tests {
         assert_eq!(out, Outcome::Solved(root.game.solve()));
     }
 
+    /// A panic in a piece a helper computes reaches the run whose leaf it was; the helper goes
+    /// on, and the search stays usable.
+    #[test]
+    fn a_panic_in_a_helped_expansion_reaches_its_run() {
+        for seed in 0..10u64 {
+            let root = Variant::new(seed, 1, false);
+            let shared = Shared::new(Search::new(root.clone()), 2);
+            let nodes = AtomicU64::new(0);
+            let run = || shared.run(root.clone(), &Limits::default(), &nodes);
+            let done = std::sync::atomic::AtomicBool::new(false);
+            let panic = std::thread::scope(|scope| {
+                let helper = scope.spawn(|| {
+                    let mut helped = 0;
+                    while !shared.help(|| done.load(Ordering::Relaxed)) {
+                        helped += 1;
+                    }
+                    helped
+                });
+                let panic = catch_unwind(AssertUnwindSafe(run));
+                done.store(true, Ordering::Relaxed);
+                helper.join().expect("the helper does not panic");
+                panic
+            });
+            let panic = panic.expect_err("the game's panic");
+            assert_eq!(panic.downcast_ref::<&str>(), Some(&"children at depth 2"));
+            {
+                let s = shared.lock().expect("the lock is not poisoned");
+                assert!(s.pins.is_empty(), "the run let go of its root");
+                assert_eq!(s.taken(), 0, "the run gave back its leaves");
+                s.assert_consistent();
+                s.assert_numbers_consistent();
+            }
+            root.fuse.store(0, Ordering::Relaxed);
+            assert_eq!(run(), Ok(Outcome::Solved(root.game.solve())));
+        }
+    }
+
     #[test]
     fn a_panic_under_the_lock_poisons_the_search_for_every_thread() {
         let root = Variant::new(3, 2, false);
-        let shared = Shared::new(Search::new(root.clone()));
+        let shared = Shared::new(Search::new(root.clone()), 1);
         let nodes = AtomicU64::new(0);
         let run = || shared.run(root.clone(), &Limits::default(), &nodes);
         std::thread::scope(|scope| {
@@ -571,7 +757,7 @@ mod tests {
                 max_nodes: Some(1),
                 ..Limits::default()
             };
-            let shared = Shared::new(search);
+            let shared = Shared::new(search, 1);
             let moves_known = |shared: &Shared<Variant>| {
                 let s = shared.lock().expect("no panic");
                 let reports = s.child_reports(&root);
@@ -609,7 +795,7 @@ mod tests {
     #[test]
     fn runs_count_their_nodes_together() {
         let root = Random { id: 7, depth: 0 };
-        let shared = Shared::new(Search::new(root.clone()));
+        let shared = Shared::new(Search::new(root.clone()), 1);
         let nodes = AtomicU64::new(0);
         let limits = Limits {
             max_nodes: Some(3),

@@ -1,0 +1,305 @@
+//! The expansions a [`super::Shared`] search has under way, shared by every thread that runs
+//! or helps it: a leaf's expansion is split into its opening (its decomposition, or its list of
+//! moves) and one piece of work per child (simplification to the fixpoint, key, features for
+//! the estimate), and any thread takes the next piece of any expansion. The leaf's own run
+//! adds the children to the DAG once every piece is done, so the DAG sees exactly the
+//! expansion [`Expansion::of`] gives, whoever computed its parts.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+
+use crossbeam_utils::CachePadded;
+
+use super::search::{Child, Expansion};
+use super::{Formula, Game, NodeType, Value};
+
+/// A panic's payload, passed on to the run whose leaf it came from.
+type Panic = Box<dyn Any + Send + 'static>;
+
+/// One child of an opened leaf: its move and position, then what simplifying it gave.
+enum Piece<G: Game> {
+    Raw(G::Move, G),
+    Done(Child<G>),
+    Taken,
+}
+
+/// A leaf after its opening.
+enum Opened<G: Game> {
+    Parts(Mutex<Option<Formula<G>>>),
+    /// Each child on cache lines of its own: two threads compute neighbours.
+    Moves(Vec<CachePadded<Mutex<Piece<G>>>>),
+}
+
+/// The expansion of one taken leaf, computed by whichever threads take its pieces.
+pub(super) struct Work<G: Game> {
+    /// The leaf's node.
+    pub(super) leaf: u32,
+    /// The leaf's position.
+    pub(super) position: G,
+    or: bool,
+    /// Set by the thread that opens the leaf.
+    opening: AtomicBool,
+    opened: OnceLock<Opened<G>>,
+    /// The next child to take, and how many are done (or passed by), each on cache lines of
+    /// its own, apart from the fields read at every piece.
+    next: CachePadded<AtomicUsize>,
+    done: CachePadded<AtomicUsize>,
+    /// The first child found to decide the leaf for the side to move: the children after it
+    /// are passed by, as [`Expansion::moves`] stops there.
+    cut: AtomicUsize,
+    /// A panic of the game's code in one of its pieces: the leaf's run passes it on.
+    panic: Mutex<Option<Panic>>,
+    /// Set once the leaf's run no longer wants it (it panicked, or stopped with it taken).
+    dropped: AtomicBool,
+}
+
+impl<G: Game> Work<G> {
+    pub(super) fn new(leaf: u32, position: G) -> Self {
+        Self {
+            leaf,
+            or: position.node_type() == NodeType::Or,
+            position,
+            opening: AtomicBool::new(false),
+            opened: OnceLock::new(),
+            next: CachePadded::new(AtomicUsize::new(0)),
+            done: CachePadded::new(AtomicUsize::new(0)),
+            cut: AtomicUsize::new(usize::MAX),
+            panic: Mutex::new(None),
+            dropped: AtomicBool::new(false),
+        }
+    }
+
+    /// Whether a piece of it is left to take.
+    fn wants(&self) -> bool {
+        if self.dropped.load(Ordering::Relaxed) {
+            return false;
+        }
+        match self.opened.get() {
+            None => !self.opening.load(Ordering::Relaxed),
+            Some(Opened::Parts(_)) => false,
+            Some(Opened::Moves(pieces)) => self.next.load(Ordering::Relaxed) < pieces.len(),
+        }
+    }
+
+    /// Takes and computes one piece (the opening, or the next child); false when none was
+    /// left. A panic of the game's code is kept for the leaf's run, and ends the work. An
+    /// opening bumps `version`, since it makes pieces to take.
+    fn work_one(&self, version: &AtomicUsize) -> bool {
+        match catch_unwind(AssertUnwindSafe(|| self.piece(version))) {
+            Ok(worked) => worked,
+            Err(panic) => {
+                let mut kept = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
+                kept.get_or_insert(panic);
+                self.dropped.store(true, Ordering::Release);
+                true
+            }
+        }
+    }
+
+    fn piece(&self, version: &AtomicUsize) -> bool {
+        if self.dropped.load(Ordering::Relaxed) {
+            return false;
+        }
+        let pieces = match self.opened.get() {
+            None => {
+                if self.opening.swap(true, Ordering::AcqRel) {
+                    return false;
+                }
+                let opened = match self.position.decompose() {
+                    Some(formula) => Opened::Parts(Mutex::new(Some(formula))),
+                    None => Opened::Moves(
+                        self.position
+                            .children()
+                            .into_iter()
+                            .map(|(mv, g)| CachePadded::new(Mutex::new(Piece::Raw(mv, g))))
+                            .collect(),
+                    ),
+                };
+                let _ = self.opened.set(opened);
+                version.fetch_add(1, Ordering::Release);
+                return true;
+            }
+            Some(Opened::Parts(_)) => return false,
+            Some(Opened::Moves(pieces)) => pieces,
+        };
+        // Read first: a thread that waits for the last pieces asks again and again.
+        if self.next.load(Ordering::Relaxed) >= pieces.len() {
+            return false;
+        }
+        let i = self.next.fetch_add(1, Ordering::Relaxed);
+        let Some(piece) = pieces.get(i) else {
+            return false;
+        };
+        if i <= self.cut.load(Ordering::Relaxed) {
+            let raw = std::mem::replace(&mut *lock(piece), Piece::Taken);
+            let Piece::Raw(mv, mut position) = raw else {
+                unreachable!("each child is taken once")
+            };
+            let value = position.simplify();
+            let key = position.key();
+            if value.is_none() {
+                position.prepare();
+            }
+            if value.is_some_and(|v| (v == Value::Proven) == self.or) {
+                self.cut.fetch_min(i, Ordering::Relaxed);
+            }
+            *lock(piece) = Piece::Done(Child {
+                mv,
+                position,
+                key,
+                value,
+            });
+        }
+        self.done.fetch_add(1, Ordering::Release);
+        true
+    }
+
+    /// Whether every piece is done, or the work ended in a panic.
+    pub(super) fn complete(&self) -> bool {
+        if self.dropped.load(Ordering::Acquire) {
+            return true;
+        }
+        match self.opened.get() {
+            None => false,
+            Some(Opened::Parts(_)) => true,
+            Some(Opened::Moves(pieces)) => self.done.load(Ordering::Acquire) >= pieces.len(),
+        }
+    }
+
+    /// The expansion, once [complete](Work::complete): the one [`Expansion::of`] gives, or the
+    /// panic of one of its pieces.
+    pub(super) fn expansion(&self) -> Result<Expansion<G>, Panic> {
+        if let Some(panic) = lock(&self.panic).take() {
+            return Err(panic);
+        }
+        let pieces = match self.opened.get() {
+            Some(Opened::Parts(formula)) => {
+                let formula = lock(formula).take().expect("an expansion is taken once");
+                return Ok(Expansion::Parts(formula));
+            }
+            Some(Opened::Moves(pieces)) => pieces,
+            None => unreachable!("a complete work is opened"),
+        };
+        let cut = self.cut.load(Ordering::Relaxed);
+        let children = pieces
+            .iter()
+            .take(cut.saturating_add(1))
+            .map(|p| match std::mem::replace(&mut *lock(p), Piece::Taken) {
+                Piece::Done(child) => child,
+                _ => unreachable!("every child up to the cut is done"),
+            })
+            .collect();
+        Ok(Expansion::Moves(children))
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// The works under way in a [`super::Shared`] search, oldest first, and how many runs are
+/// under way.
+pub(super) struct Pipeline<G: Game> {
+    works: Mutex<Vec<Arc<Work<G>>>>,
+    /// Bumped when a work is put up or opened (when pieces may have appeared), so that a
+    /// thread that found nothing to take looks again only then.
+    version: AtomicUsize,
+    runs: AtomicUsize,
+}
+
+/// Where a thread takes its pieces: the work it took its last piece from, and the
+/// [`Pipeline`]'s version when it last found nothing to take.
+pub(super) struct Cursor<G: Game> {
+    current: Option<Arc<Work<G>>>,
+    seen: usize,
+}
+
+impl<G: Game> Default for Cursor<G> {
+    fn default() -> Self {
+        Self {
+            current: None,
+            seen: usize::MAX,
+        }
+    }
+}
+
+impl<G: Game> Pipeline<G> {
+    pub(super) fn new() -> Self {
+        Self {
+            works: Mutex::new(Vec::new()),
+            version: AtomicUsize::new(0),
+            runs: AtomicUsize::new(0),
+        }
+    }
+
+    /// Puts `work` up for every thread to take pieces of.
+    pub(super) fn push(&self, work: &Arc<Work<G>>) {
+        lock(&self.works).push(Arc::clone(work));
+        self.version.fetch_add(1, Ordering::Release);
+    }
+
+    /// Takes `work` down (complete, or dropped by its run).
+    pub(super) fn remove(&self, work: &Arc<Work<G>>) {
+        lock(&self.works).retain(|w| !Arc::ptr_eq(w, work));
+    }
+
+    /// Takes down `work`, which its run no longer wants: no thread starts a piece of it again.
+    pub(super) fn drop_work(&self, work: &Arc<Work<G>>) {
+        work.dropped.store(true, Ordering::Release);
+        self.remove(work);
+    }
+
+    /// Computes one piece of `work`; false when none was left.
+    pub(super) fn work_on(&self, work: &Work<G>) -> bool {
+        work.work_one(&self.version)
+    }
+
+    /// Computes one piece: of the cursor's work while it has one, else of the oldest work
+    /// that has one; false when none has.
+    pub(super) fn work_one(&self, cursor: &mut Cursor<G>) -> bool {
+        if let Some(work) = &cursor.current {
+            if work.work_one(&self.version) {
+                return true;
+            }
+            cursor.current = None;
+        }
+        let version = self.version.load(Ordering::Acquire);
+        if version == cursor.seen {
+            return false;
+        }
+        let work = lock(&self.works).iter().find(|w| w.wants()).cloned();
+        match work {
+            Some(work) => {
+                let worked = work.work_one(&self.version);
+                cursor.current = Some(work);
+                worked
+            }
+            None => {
+                cursor.seen = version;
+                false
+            }
+        }
+    }
+
+    /// Counts a run under way until the guard is dropped.
+    pub(super) fn run(&self) -> RunGuard<'_, G> {
+        self.runs.fetch_add(1, Ordering::AcqRel);
+        RunGuard(self)
+    }
+
+    /// Whether a run is under way.
+    pub(super) fn running(&self) -> bool {
+        self.runs.load(Ordering::Acquire) > 0
+    }
+}
+
+/// A run under way ([`Pipeline::run`]).
+pub(super) struct RunGuard<'a, G: Game>(&'a Pipeline<G>);
+
+impl<G: Game> Drop for RunGuard<'_, G> {
+    fn drop(&mut self) {
+        self.0.runs.fetch_sub(1, Ordering::AcqRel);
+    }
+}

@@ -175,11 +175,14 @@ fn shared_solve(
         for _ in 1..threads {
             scope.spawn(|| while !shared.help(|| done.load(Ordering::Relaxed)) {});
         }
-        let ran = shared.run(root.clone(), limits, &AtomicU64::new(0));
+        // The helpers stop also when the run panics.
+        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            shared.run(root.clone(), limits, &AtomicU64::new(0))
+        }));
         done.store(true, Ordering::Relaxed);
         ran
     });
-    ran?;
+    ran.map_err(|_| anyhow::anyhow!("the search thread panicked"))??;
     let secs = start.elapsed().as_secs_f64();
     let search = shared.lock()?;
     Ok((search.outcome(), search.stats().nodes_created, secs))

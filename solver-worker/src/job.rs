@@ -148,9 +148,9 @@ impl JobContext {
     }
 }
 
-/// The worker's search, kept from job to job and run by all its slots at once (one DAG, one
-/// transposition table; see [`Shared`]): a job whose leaf is already in the DAG (a child of an
-/// earlier leaf, typically, whichever slot searched it) goes on from the subtree built so far
+/// The worker's search, kept from job to job, which all its slots work on (one DAG, one
+/// transposition table; the job's slot runs it, the others help: see [`Shared`]): a job whose
+/// leaf is already in the DAG (a child of an earlier leaf, typically) goes on from the subtree built so far
 /// instead of searching it again. Replaced when a job comes with other rules (width or
 /// techniques); trimmed by garbage collection and collapsing when it reaches its memory cap.
 pub struct Retained {
@@ -202,17 +202,15 @@ pub enum Help {
     NoJob,
     /// It helped the job's search until its slice was over: the job may want more.
     Searched,
-    /// It stopped early: the job has ended, or has no run of its search under way (before its
-    /// first, between its two, after its last: its leaf solved or past its thresholds, its
-    /// node budget spent, the search at its memory cap or unusable). The slot waits a little
-    /// before it asks again.
+    /// It stopped early: the job has ended, or its search has no run under way and is not held
+    /// ([`Shared::hold`]; [`run_job`] holds it from the job's start to its end). The slot waits
+    /// a little before it asks again.
     Idle,
 }
 
 /// Lets a slot help the oldest job under way for at most `slice`: it computes pieces of the
 /// expansions the job's own thread has under way in the worker's shared search (see
-/// [`Shared::help`]), until the job ends, its run stops (solved, past its thresholds, its
-/// node budget spent), or the slice is over. The nodes are the job's run's, counted in its
+/// [`Shared::help`]), until the job ends or the slice is over. The nodes are the job's run's, counted in its
 /// report. A panic of the game's code in a piece it computes goes to the job's run.
 pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
     let job = {
@@ -248,7 +246,7 @@ pub fn node_budget(job: &v1::Job) -> u64 {
 /// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
 /// found since the last report (by this job or another slot's, at most
 /// [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
-/// (see [`Retained`]), which other slots run at the same time.
+/// (see [`Retained`]), which the other slots help meanwhile ([`help`]).
 ///
 /// # Errors
 /// A message when the job cannot be run (bad position bytes, an unknown technique, a search
@@ -305,6 +303,8 @@ pub fn run_job(
             done: AtomicBool::new(false),
         }),
     };
+    // Helpers wait for the job's next run, rather than stop, until the job ends.
+    let held = shared.hold();
     ctx.running
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -328,6 +328,7 @@ pub fn run_job(
     }
     let nodes = counted.load(Ordering::Relaxed);
     drop(registration);
+    drop(held);
     let (children, mut facts) = {
         let mut search = shared.lock().map_err(poisoned)?;
         (search.child_reports(&root), search.take_solved())

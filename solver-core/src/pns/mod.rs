@@ -18,7 +18,7 @@ mod shared;
 mod table;
 
 pub use search::{ChildReport, Known, Limits, Outcome, RootChild, Search, Stats};
-pub use shared::{LEAVES_IN_FLIGHT, Locked, Poisoned, Shared};
+pub use shared::{Held, LEAVES_IN_FLIGHT, Locked, Poisoned, Shared};
 
 use std::fmt::Debug;
 use std::hash::Hash;

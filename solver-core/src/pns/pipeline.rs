@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use crossbeam_utils::CachePadded;
 
 use super::search::{Child, Expansion};
-use super::{Formula, Game, NodeType, Value};
+use super::{Formula, Game, NodeType};
 
 /// A panic's payload, passed on to the run whose leaf it came from.
-type Panic = Box<dyn Any + Send + 'static>;
+pub(super) type Panic = Box<dyn Any + Send + 'static>;
 
 /// One child of an opened leaf: its move and position, then what simplifying it gave.
 enum Piece<G: Game> {
@@ -49,9 +49,12 @@ pub(super) struct Work<G: Game> {
     /// The first child found to decide the leaf for the side to move: the children after it
     /// are passed by, as [`Expansion::moves`] stops there.
     cut: AtomicUsize,
-    /// A panic of the game's code in one of its pieces: the leaf's run passes it on.
-    panic: Mutex<Option<Panic>>,
-    /// Set once the leaf's run no longer wants it (it panicked, or stopped with it taken).
+    /// The first child whose piece panicked, and the earliest such panic (piece 0 for the
+    /// opening): the leaf's run passes it on, unless a child before it decides the leaf.
+    failed: AtomicUsize,
+    panic: Mutex<Option<(usize, Panic)>>,
+    /// Set once no piece is left to compute: the opening panicked, or the leaf's run no
+    /// longer wants it (it panicked, or stopped with the leaf taken).
     dropped: AtomicBool,
 }
 
@@ -66,6 +69,7 @@ impl<G: Game> Work<G> {
             next: CachePadded::new(AtomicUsize::new(0)),
             done: CachePadded::new(AtomicUsize::new(0)),
             cut: AtomicUsize::new(usize::MAX),
+            failed: AtomicUsize::new(usize::MAX),
             panic: Mutex::new(None),
             dropped: AtomicBool::new(false),
         }
@@ -84,21 +88,9 @@ impl<G: Game> Work<G> {
     }
 
     /// Takes and computes one piece (the opening, or the next child); false when none was
-    /// left. A panic of the game's code is kept for the leaf's run, and ends the work. An
+    /// left. A panic of the game's code is kept for the leaf's run ([`Work::expansion`]). An
     /// opening bumps `version`, since it makes pieces to take.
     fn work_one(&self, version: &AtomicUsize) -> bool {
-        match catch_unwind(AssertUnwindSafe(|| self.piece(version))) {
-            Ok(worked) => worked,
-            Err(panic) => {
-                let mut kept = self.panic.lock().unwrap_or_else(PoisonError::into_inner);
-                kept.get_or_insert(panic);
-                self.dropped.store(true, Ordering::Release);
-                true
-            }
-        }
-    }
-
-    fn piece(&self, version: &AtomicUsize) -> bool {
         if self.dropped.load(Ordering::Relaxed) {
             return false;
         }
@@ -107,18 +99,16 @@ impl<G: Game> Work<G> {
                 if self.opening.swap(true, Ordering::AcqRel) {
                     return false;
                 }
-                let opened = match self.position.decompose() {
-                    Some(formula) => Opened::Parts(Mutex::new(Some(formula))),
-                    None => Opened::Moves(
-                        self.position
-                            .children()
-                            .into_iter()
-                            .map(|(mv, g)| CachePadded::new(Mutex::new(Piece::Raw(mv, g))))
-                            .collect(),
-                    ),
-                };
-                let _ = self.opened.set(opened);
-                version.fetch_add(1, Ordering::Release);
+                match catch_unwind(AssertUnwindSafe(|| self.open())) {
+                    Ok(opened) => {
+                        let _ = self.opened.set(opened);
+                        version.fetch_add(1, Ordering::Release);
+                    }
+                    Err(panic) => {
+                        self.keep(0, panic);
+                        self.dropped.store(true, Ordering::Release);
+                    }
+                }
                 return true;
             }
             Some(Opened::Parts(_)) => return false,
@@ -132,28 +122,47 @@ impl<G: Game> Work<G> {
         let Some(piece) = pieces.get(i) else {
             return false;
         };
-        if i <= self.cut.load(Ordering::Relaxed) {
+        // Children past a deciding one, or past one that panicked, do not matter.
+        if i <= self.cut.load(Ordering::Relaxed) && i <= self.failed.load(Ordering::Relaxed) {
             let raw = std::mem::replace(&mut *lock(piece), Piece::Taken);
-            let Piece::Raw(mv, mut position) = raw else {
+            let Piece::Raw(mv, position) = raw else {
                 unreachable!("each child is taken once")
             };
-            let value = position.simplify();
-            let key = position.key();
-            if value.is_none() {
-                position.prepare();
+            match catch_unwind(AssertUnwindSafe(|| Child::new(mv, position, true))) {
+                Ok(child) => {
+                    if child.decides(self.or) {
+                        self.cut.fetch_min(i, Ordering::Relaxed);
+                    }
+                    *lock(piece) = Piece::Done(child);
+                }
+                Err(panic) => self.keep(i, panic),
             }
-            if value.is_some_and(|v| (v == Value::Proven) == self.or) {
-                self.cut.fetch_min(i, Ordering::Relaxed);
-            }
-            *lock(piece) = Piece::Done(Child {
-                mv,
-                position,
-                key,
-                value,
-            });
         }
         self.done.fetch_add(1, Ordering::Release);
         true
+    }
+
+    /// The leaf's opening: its decomposition, or its children by its moves, unsimplified.
+    fn open(&self) -> Opened<G> {
+        match self.position.decompose() {
+            Some(formula) => Opened::Parts(Mutex::new(Some(formula))),
+            None => Opened::Moves(
+                self.position
+                    .children()
+                    .into_iter()
+                    .map(|(mv, g)| CachePadded::new(Mutex::new(Piece::Raw(mv, g))))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Keeps the panic of piece `i` (0 for the opening) if no earlier piece panicked.
+    fn keep(&self, i: usize, panic: Panic) {
+        self.failed.fetch_min(i, Ordering::Relaxed);
+        let mut kept = lock(&self.panic);
+        if kept.as_ref().is_none_or(|(j, _)| i < *j) {
+            *kept = Some((i, panic));
+        }
     }
 
     /// Whether every piece is done, or the work ended in a panic.
@@ -168,10 +177,14 @@ impl<G: Game> Work<G> {
         }
     }
 
-    /// The expansion, once [complete](Work::complete): the one [`Expansion::of`] gives, or the
-    /// panic of one of its pieces.
+    /// The expansion, once [complete](Work::complete): the one [`Expansion::of`] gives, or
+    /// the panic it would have met (of the opening, or of a child up to the first that decides
+    /// the leaf).
     pub(super) fn expansion(&self) -> Result<Expansion<G>, Panic> {
-        if let Some(panic) = lock(&self.panic).take() {
+        let cut = self.cut.load(Ordering::Relaxed);
+        if let Some((i, panic)) = lock(&self.panic).take()
+            && i <= cut
+        {
             return Err(panic);
         }
         let pieces = match self.opened.get() {
@@ -180,9 +193,8 @@ impl<G: Game> Work<G> {
                 return Ok(Expansion::Parts(formula));
             }
             Some(Opened::Moves(pieces)) => pieces,
-            None => unreachable!("a complete work is opened"),
+            None => unreachable!("a complete work is opened, or its opening panicked"),
         };
-        let cut = self.cut.load(Ordering::Relaxed);
         let children = pieces
             .iter()
             .take(cut.saturating_add(1))

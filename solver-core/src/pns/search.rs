@@ -1418,10 +1418,34 @@ fn remove_one(v: &mut SmallVec<[u32; 4]>, x: u32) {
 /// A child of an expanded position: the move, the simplified position, its key, and its
 /// value if simplification decided it.
 pub(super) struct Child<G: Game> {
-    pub(super) mv: G::Move,
-    pub(super) position: G,
-    pub(super) key: G::Key,
-    pub(super) value: Option<Value>,
+    mv: G::Move,
+    position: G,
+    key: G::Key,
+    value: Option<Value>,
+}
+
+impl<G: Game> Child<G> {
+    /// The child by move `mv`: `position` simplified and keyed, and with `prepare`, if
+    /// simplification left it undecided, [prepared](Game::prepare) for its estimate.
+    pub(super) fn new(mv: G::Move, mut position: G, prepare: bool) -> Self {
+        let value = position.simplify();
+        let key = position.key();
+        if prepare && value.is_none() {
+            position.prepare();
+        }
+        Child {
+            mv,
+            position,
+            key,
+            value,
+        }
+    }
+
+    /// Whether simplification decided it in favour of the side to move at its parent (OR when
+    /// `or`): the parent's other children cannot change the parent's value.
+    pub(super) fn decides(&self, or: bool) -> bool {
+        self.value.is_some_and(|v| (v == Value::Proven) == or)
+    }
 }
 
 /// What expanding a leaf yields, computed from its position alone (no DAG, no table), so that
@@ -1457,19 +1481,11 @@ impl<G: Game> Expansion<G> {
     pub(super) fn moves(g: &G, prepare: bool) -> Vec<Child<G>> {
         let or = g.node_type() == NodeType::Or;
         let mut children = Vec::new();
-        for (mv, mut position) in g.children() {
-            let value = position.simplify();
-            let key = position.key();
-            if prepare && value.is_none() {
-                position.prepare();
-            }
-            children.push(Child {
-                mv,
-                position,
-                key,
-                value,
-            });
-            if value.is_some_and(|v| (v == Value::Proven) == or) {
+        for (mv, position) in g.children() {
+            let child = Child::new(mv, position, prepare);
+            let decides = child.decides(or);
+            children.push(child);
+            if decides {
                 break;
             }
         }

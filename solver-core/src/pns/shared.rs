@@ -6,8 +6,9 @@
 //! ([`Shared::help`]), other runs. So one run is the only thread that changes the DAG on its
 //! behalf, and the order of its expansions does not depend on which thread computed what.
 //!
-//! With helpers, a run keeps [`LEAVES_IN_FLIGHT`] leaves taken at once, so that the helpers
-//! compute the next leaves' pieces while the run updates the DAG. A taken leaf shows virtual
+//! Shared among more than one thread ([`Shared::new`]), a run keeps [`LEAVES_IN_FLIGHT`]
+//! leaves taken at once, so that helpers compute the next leaves' pieces while the run updates
+//! the DAG. A taken leaf shows virtual
 //! proof and disproof numbers, 4 times its own (`VIRTUAL_FACTOR` in search.rs), so that the
 //! next selection turns to the node that would be most-proving if that leaf were that much
 //! harder to solve; a leaf still taken at the end of a selection is passed by, for the next one
@@ -23,7 +24,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use super::pipeline::{Cursor, Pipeline, Work};
+use super::pipeline::{Cursor, Panic, Pipeline, RunGuard, Work};
 use super::search::Expansion;
 use super::{Game, Limits, Outcome, Search};
 
@@ -114,7 +115,8 @@ impl<G: Game> Shared<G> {
     /// The run selects its leaves and adds their children to the DAG under the lock; the
     /// expansions themselves (the game's work) are computed outside it. A search shared by
     /// more than one thread ([`Shared::new`]) splits them into pieces (one child's
-    /// simplification, or a leaf's list of moves) that this thread and any other that helps
+    /// simplification, or a leaf's opening: its decomposition or its list of moves) that this
+    /// thread and any other that helps
     /// compute, and this thread computes pieces of other runs' expansions while it waits for
     /// its own.
     ///
@@ -176,21 +178,25 @@ impl<G: Game> Shared<G> {
                 s = self.lock_raw()?;
                 continue;
             };
-            let expansion = if self.in_flight == 1 {
-                // One thread: the engine's expansion, whole, in this thread.
-                catch_unwind(AssertUnwindSafe(|| Expansion::of(&work.position, true)))
-            } else {
-                while !work.complete() {
-                    if !self.pipeline.work_on(&work) && !self.pipeline.work_one(&mut cursor) {
-                        std::hint::spin_loop();
+            // Outside the lock, every panic goes to the one path below that gives the leaves back.
+            let expansion = catch_unwind(AssertUnwindSafe(|| -> Result<Expansion<G>, Panic> {
+                let expansion = if self.in_flight == 1 {
+                    // One thread: the engine's expansion, whole, in this thread.
+                    Expansion::of(&work.position, true)
+                } else {
+                    let mut spins = 0u32;
+                    while !work.complete() {
+                        if !self.pipeline.work_on(&work) && !self.pipeline.work_one(&mut cursor) {
+                            spin(&mut spins);
+                        }
                     }
-                }
-                self.pipeline.remove(&work);
-                work.expansion()
-            };
-            if let Ok(e) = &expansion {
-                hint.touch(e.keys());
-            }
+                    self.pipeline.remove(&work);
+                    work.expansion()?
+                };
+                hint.touch(expansion.keys());
+                Ok(expansion)
+            }))
+            .unwrap_or_else(Err);
             s = self.lock_raw()?;
             let expansion = match expansion {
                 Ok(e) => e,
@@ -220,6 +226,7 @@ impl<G: Game> Shared<G> {
     /// the run whose expansion it was, not to the helper.
     pub fn help(&self, stop: impl Fn() -> bool) -> bool {
         let mut cursor = Cursor::default();
+        let mut spins = 0u32;
         loop {
             if stop() {
                 return true;
@@ -228,11 +235,33 @@ impl<G: Game> Shared<G> {
                 return false;
             }
             if !self.pipeline.work_one(&mut cursor) {
-                for _ in 0..32 {
-                    std::hint::spin_loop();
-                }
+                spin(&mut spins);
             }
         }
+    }
+
+    /// Counts as a run under way until dropped, so that helpers wait for the next run rather
+    /// than return ([`Shared::help`]): for a job between its runs.
+    pub fn hold(&self) -> Held<'_, G> {
+        Held {
+            _running: self.pipeline.run(),
+        }
+    }
+}
+
+/// A hold on a [`Shared`] search ([`Shared::hold`]).
+pub struct Held<'a, G: Game> {
+    _running: RunGuard<'a, G>,
+}
+
+/// Waits a moment for a piece to compute: spins, and every 1,024 spins lets other threads
+/// run (more threads than cores).
+fn spin(spins: &mut u32) {
+    *spins = spins.wrapping_add(1);
+    if spins.is_multiple_of(1024) {
+        std::thread::yield_now();
+    } else {
+        std::hint::spin_loop();
     }
 }
 

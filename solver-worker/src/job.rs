@@ -150,8 +150,8 @@ impl JobContext {
 
 /// The worker's search, kept from job to job, which all its slots work on (one DAG, one
 /// transposition table; the job's slot runs it, the others help: see [`Shared`]): a job whose
-/// leaf is already in the DAG (a child of an earlier leaf, typically) goes on from the subtree built so far
-/// instead of searching it again. Replaced when a job comes with other rules (width or
+/// leaf is already in the DAG (a child of an earlier leaf, typically) goes on from the subtree
+/// built so far instead of searching it again. Replaced when a job comes with other rules (width or
 /// techniques); trimmed by garbage collection and collapsing when it reaches its memory cap.
 pub struct Retained {
     rules: Rules,
@@ -210,8 +210,9 @@ pub enum Help {
 
 /// Lets a slot help the oldest job under way for at most `slice`: it computes pieces of the
 /// expansions the job's own thread has under way in the worker's shared search (see
-/// [`Shared::help`]), until the job ends or the slice is over. The nodes are the job's run's, counted in its
-/// report. A panic of the game's code in a piece it computes goes to the job's run.
+/// [`Shared::help`]), until the job ends or the slice is over. The nodes are the job's run's,
+/// counted in its report. A panic of the game's code in a piece it computes goes to the job's
+/// run.
 pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
     let job = {
         let running = ctx.running.lock().unwrap_or_else(PoisonError::into_inner);
@@ -502,8 +503,8 @@ mod tests {
         );
     }
 
-    /// A helper returns at once, idle, while the job has no run under way (before its first,
-    /// between its two, after its last) or has ended, rather than waiting for its slice or
+    /// A helper returns at once, idle, while the job's search has no run under way and is not
+    /// held ([`Shared::hold`]), or the job has ended, rather than waiting for its slice or
     /// returning as if it had searched; while a run is under way it helps to its slice's end.
     #[test]
     fn a_helper_is_idle_while_the_job_has_no_run_under_way() {

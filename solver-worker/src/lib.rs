@@ -7,10 +7,9 @@
 //!   the search DAG all jobs share and the worker's bounded table of solved positions. No I/O.
 //! - this file: [`Config`], the connection, and [`run`]: `--jobs` slots (search threads), each
 //!   helping the worker's job under way if there is one (computing pieces of the expansions
-//!   its run has under way), else leasing one job (one slot asks
-//!   at a time, the others wait for its job to start; the slot that ran a job asks for the
-//!   next right after its report), searching it on a blocking thread while heartbeats keep the
-//!   lease alive, and reporting it.
+//!   its run has under way), else leasing one job (one slot asks at a time, the others wait
+//!   for its job to start; the slot that ran a job asks for the next right after its report),
+//!   searching it on a blocking thread while heartbeats keep the lease alive, and reporting it.
 //!
 //! Resilience (the fishnet model): a lost connection or a refusing server is retried with
 //! jittered exponential backoff, reset on success, each attempt given up after 10 s (HTTP/2
@@ -573,7 +572,7 @@ impl Slot {
 
     /// Helps another slot's job for up to [`HELP_SLICE`] (see [`job::help`]). A panic of the
     /// game's code in a piece it computes goes to the job's run, which reports the job as
-    /// failed; the helper then finds no run under way ([`Help::Idle`]).
+    /// failed; the helper then finds the job ended ([`Help::Idle`]).
     async fn help(&self) -> Help {
         let ctx = Arc::clone(&self.ctx);
         let helped = tokio::task::spawn_blocking(move || job::help(&ctx, HELP_SLICE));

@@ -8,15 +8,15 @@
 //!
 //! Shared among more than one thread ([`Shared::new`]), a run keeps [`LEAVES_IN_FLIGHT`]
 //! leaves taken at once, so that helpers compute the next leaves' pieces while the run updates
-//! the DAG. A taken leaf shows virtual
-//! proof and disproof numbers, 4 times its own (`VIRTUAL_FACTOR` in search.rs), so that the
-//! next selection turns to the node that would be most-proving if that leaf were that much
-//! harder to solve; a leaf still taken at the end of a selection is passed by, for the next one
-//! in most-proving order (see [`Search::select`]). This is how shared-memory parallel
-//! proof-number searches keep threads apart (Kaneko, "Parallel depth first proof number
-//! search", AAAI 2010, with virtual proof numbers; Saito, Winands and van den Herik,
-//! "Randomized parallel proof-number search", ACG 2009, by near-best selection). Reports and
-//! thresholds see the DAG's own numbers ([`Shared::lock`], [`Search::set_virtual`]).
+//! the DAG. A taken leaf shows virtual proof and disproof numbers, 4 times its own
+//! (`VIRTUAL_FACTOR` in search.rs), so that the next selection turns to the node that would be
+//! most-proving if that leaf were that much harder to solve; a leaf still taken at the end of a
+//! selection is passed by, for the next one in most-proving order (see [`Search::select`]).
+//! This is how shared-memory parallel proof-number searches keep threads apart (Kaneko,
+//! "Parallel depth first proof number search", AAAI 2010, with virtual proof numbers; Saito,
+//! Winands and van den Herik, "Randomized parallel proof-number search", ACG 2009, by
+//! near-best selection). Reports and thresholds see the DAG's own numbers ([`Shared::lock`],
+//! [`Search::set_virtual`]).
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -116,9 +116,8 @@ impl<G: Game> Shared<G> {
     /// expansions themselves (the game's work) are computed outside it. A search shared by
     /// more than one thread ([`Shared::new`]) splits them into pieces (one child's
     /// simplification, or a leaf's opening: its decomposition or its list of moves) that this
-    /// thread and any other that helps
-    /// compute, and this thread computes pieces of other runs' expansions while it waits for
-    /// its own.
+    /// thread and any other that helps compute, and this thread computes pieces of other runs'
+    /// expansions while it waits for its own.
     ///
     /// # Errors
     /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's

@@ -53,9 +53,12 @@ pub struct SevenBenchArgs {
     pub interleaved: Vec<u32>,
     /// Run each --threads and --workers row this many times, and each --interleaved K > 1 with
     /// this many seeds: searches with several threads depend on their timing (or, interleaved,
-    /// on the seed), so one run is one draw. Each K > 1 of them also gets this many
-    /// "K apart" rows first: K direct searches at once, sharing nothing (K tables in memory),
-    /// whose summed speed is the most nodes per second K threads reach on this machine now.
+    /// on the seed), so one run is one draw. The runs go in rounds, each running every K once
+    /// (`--workers 1 2 --repeat 3`: 1, 2, 1, 2, 1, 2), and each K-thread run is compared with
+    /// the one-thread run of its round, so that the machine's slow spells fall on both alike.
+    /// Each K > 1 of them also gets this many "K apart" rows first: K direct searches at once,
+    /// sharing nothing (K tables in memory), whose summed speed is the most nodes per second K
+    /// threads reach on this machine now.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
@@ -287,9 +290,11 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             mib(Some(r.stats.peak_bytes)),
             mib(rss)
         );
-        let repeated = |ks: &[u32]| {
-            ks.iter()
-                .flat_map(|&k| std::iter::repeat_n(k, args.repeat as usize))
+        // Round r runs each K once, in the order given, so that the machine's drift through
+        // the invocation meets every K alike (a round's runs are compared with each other).
+        let rounds = |ks: &[u32]| {
+            (0..args.repeat)
+                .flat_map(|round| ks.iter().map(move |&k| (round, k)))
                 .collect::<Vec<_>>()
         };
         let mut runs: Vec<Timed> = Vec::new();
@@ -303,7 +308,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
         parallel.sort_unstable();
         parallel.dedup();
         let mut ceilings: Vec<(u32, f64)> = Vec::new();
-        for k in repeated(&parallel) {
+        for (_, k) in rounds(&parallel) {
             let (d, l) = (disabled.clone(), limits.clone());
             let (reports, wall) =
                 tokio::task::spawn_blocking(move || independent_solves(pos, &d, k, &l)).await??;
@@ -328,13 +333,14 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 "-",
             );
         }
-        for k in repeated(&args.threads) {
+        for (round, k) in rounds(&args.threads) {
             reset_peak_rss();
             let (d, l) = (disabled.clone(), limits.clone());
             let (outcome, nodes, wall) =
                 tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
             runs.push(Timed {
                 kind: "thread",
+                round,
                 k,
                 wall,
                 nodes,
@@ -372,7 +378,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             }
             print_interleaved(n, k, &ratios);
         }
-        for k in repeated(&args.workers) {
+        for (round, k) in rounds(&args.workers) {
             let dir = tempfile::tempdir()?;
             reset_peak_rss();
             let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
@@ -390,6 +396,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             let pr = p.progress.unwrap_or_default();
             runs.push(Timed {
                 kind: "worker",
+                round,
                 k,
                 wall,
                 nodes: pr.worker_nodes,
@@ -413,10 +420,11 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One run of a kind (`"thread"` or `"worker"`) with `k` threads or slots: wall time in
-/// seconds and nodes created.
+/// One run of a kind (`"thread"` or `"worker"`) with `k` threads or slots in round `round`
+/// (0-based, see `--repeat`): wall time in seconds and nodes created.
 struct Timed {
     kind: &'static str,
+    round: u32,
     k: u32,
     wall: f64,
     nodes: u64,
@@ -452,10 +460,10 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 /// Prints, for each K > 1 of `ceilings` (K, the summed speed of K direct runs at once, each
 /// against the direct run's, from the "K apart" rows), what K threads sharing nothing gave in
-/// this run; then, for each kind of run (threads, workers) with a one-thread (one-slot) row,
-/// how many times faster each K-thread (K-slot) run was than the median one-thread run of this
-/// n, and how its nodes per second and its node count compare with that median's: the speedup
-/// is the first ratio divided by the second.
+/// this run; then, for each kind of run (threads, workers) with one-thread (one-slot) rows,
+/// how many times faster each K-thread (K-slot) run was than the one-thread run of its round,
+/// and the median of those speed-ups, then how its nodes per second and its node count compare
+/// with that run's: the speed-up is the first ratio divided by the second.
 fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
     let mut ks: Vec<u32> = ceilings.iter().map(|&(k, _)| k).collect();
     ks.dedup();
@@ -471,13 +479,10 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
         );
     }
     for kind in ["thread", "worker"] {
-        let ones: Vec<&Timed> = runs.iter().filter(|r| r.kind == kind && r.k == 1).collect();
-        if ones.is_empty() {
-            continue;
-        }
-        let wall = median(ones.iter().map(|r| r.wall).collect());
-        let rate = median(ones.iter().map(|r| r.nodes as f64 / r.wall).collect());
-        let nodes = median(ones.iter().map(|r| r.nodes as f64).collect());
+        let one = |round: u32| {
+            runs.iter()
+                .find(|r| r.kind == kind && r.k == 1 && r.round == round)
+        };
         let mut ks: Vec<u32> = runs
             .iter()
             .filter(|r| r.kind == kind && r.k > 1)
@@ -486,19 +491,33 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
         ks.sort_unstable();
         ks.dedup();
         for k in ks {
-            let these: Vec<&Timed> = runs.iter().filter(|r| r.kind == kind && r.k == k).collect();
-            let list = |f: &dyn Fn(&Timed) -> f64| {
-                these
-                    .iter()
-                    .map(|r| format!("{:.2}x", f(r)))
+            // Each K-thread run with the one-thread run of its round (every round runs both).
+            let pairs: Vec<(&Timed, &Timed)> = runs
+                .iter()
+                .filter(|r| r.kind == kind && r.k == k)
+                .filter_map(|r| Some((r, one(r.round)?)))
+                .collect();
+            if pairs.is_empty() {
+                continue;
+            }
+            let ratios = |f: &dyn Fn(&Timed, &Timed) -> f64| -> Vec<f64> {
+                pairs.iter().map(|&(r, base)| f(r, base)).collect()
+            };
+            let list = |xs: &[f64]| {
+                xs.iter()
+                    .map(|x| format!("{x:.2}x"))
                     .collect::<Vec<_>>()
                     .join(" ")
             };
+            let speedups = ratios(&|r, base| base.wall / r.wall);
             outln!(
-                "{n:>3}  {k} {kind}s vs 1 (median {wall:.2} s): {}; nodes/s {}; nodes {}",
-                list(&|r| wall / r.wall),
-                list(&|r| r.nodes as f64 / r.wall / rate),
-                list(&|r| r.nodes as f64 / nodes),
+                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {:.2}x; nodes/s {}; nodes {}",
+                list(&speedups),
+                median(speedups.clone()),
+                list(&ratios(
+                    &|r, base| (r.nodes as f64 / r.wall) / (base.nodes as f64 / base.wall)
+                )),
+                list(&ratios(&|r, base| r.nodes as f64 / base.nodes as f64)),
             );
         }
     }

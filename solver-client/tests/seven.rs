@@ -149,10 +149,22 @@ fn bad_input_exits_2_with_a_message() {
 }
 
 /// The bench with two threads also runs two direct searches apart (the machine's own figure
-/// for two cores) and both shared-search runs, each with the direct run's verdict.
+/// for two cores) and both shared-search runs, each with the direct run's verdict; with
+/// `--repeat 2` it runs them in two rounds, one and two threads alternating, and compares each
+/// two-thread run with its round's one-thread run.
 #[test]
 fn bench_with_threads_measures_two_searches_apart() {
-    let o = solver(&["seven", "bench", "--cols", "8", "--threads", "1", "2"]);
+    let o = solver(&[
+        "seven",
+        "bench",
+        "--cols",
+        "8",
+        "--threads",
+        "1",
+        "2",
+        "--repeat",
+        "2",
+    ]);
     assert!(o.status.success());
     let text = stdout(&o);
     // The rows of a run: the words after n, as "direct maker 2124 ...".
@@ -162,14 +174,21 @@ fn bench_with_threads_measures_two_searches_apart() {
             .filter(|w| w.join(" ").starts_with(run))
             .collect()
     };
-    for run in [
-        "direct maker",
-        "2 apart maker",
-        "1 thread maker",
-        "2 threads maker",
-    ] {
-        assert_eq!(rows(run).len(), 1, "one {run:?} row in:\n{text}");
+    assert_eq!(rows("direct maker").len(), 1, "one direct row in:\n{text}");
+    for run in ["2 apart maker", "1 thread maker", "2 threads maker"] {
+        assert_eq!(rows(run).len(), 2, "two {run:?} rows in:\n{text}");
     }
+    let order: Vec<&str> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 3 && w[2].starts_with("thread") && w[3] == "maker")
+        .map(|w| w[2])
+        .collect();
+    assert_eq!(
+        order,
+        ["thread", "threads", "thread", "threads"],
+        "rounds alternate:\n{text}"
+    );
     let nodes = |run: &str, at: usize| -> u64 { rows(run)[0][at].parse().expect("nodes") };
     assert_eq!(
         nodes("2 apart", 3),
@@ -177,7 +196,20 @@ fn bench_with_threads_measures_two_searches_apart() {
         "two whole searches:\n{text}"
     );
     assert!(text.contains("  8  2 apart vs direct: "), "{text}");
-    assert!(text.contains("  8  2 threads vs 1 (median "), "{text}");
+    let speedups = text
+        .lines()
+        .find_map(|l| l.strip_prefix("  8  2 threads vs 1 (each against its round's): "))
+        .unwrap_or_else(|| panic!("a speed-up line in:\n{text}"));
+    let (list, rest) = speedups.split_once("; median ").expect("a median");
+    assert_eq!(
+        list.split(' ').count(),
+        2,
+        "one speed-up per round:\n{text}"
+    );
+    assert!(
+        rest.contains("; nodes/s ") && rest.contains("; nodes "),
+        "{text}"
+    );
 }
 
 /// The interleaved rows: one per seed, each with the direct run's verdict; the same seeds give

@@ -5,7 +5,40 @@
 use tonic::Status;
 use tonic::metadata::{Ascii, MetadataValue};
 
-/// Adds `authorization: Bearer <token>` to every request; with no token, adds nothing.
+/// A bearer token as given (`--token`, `--worker-token`, `--client-token`), unchecked: it is
+/// checked ([`check_token`]) where it is used, since a flag parser's error would print it. A
+/// secret: its `Debug` shows none of it, so configurations can be printed.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    /// The token itself.
+    pub fn secret(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for Token {
+    fn from(token: String) -> Self {
+        Self(token)
+    }
+}
+
+impl From<&str> for Token {
+    fn from(token: &str) -> Self {
+        Self(token.to_owned())
+    }
+}
+
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Token(<redacted>)")
+    }
+}
+
+/// Adds `authorization: Bearer <token>` to every request; with no token, adds nothing. The
+/// header is marked sensitive: its `Debug` hides it, and HTTP/2 never indexes it (RFC 7541
+/// section 7.1.3).
 #[derive(Debug, Clone, Default)]
 pub struct BearerToken(Option<MetadataValue<Ascii>>);
 
@@ -14,15 +47,16 @@ impl BearerToken {
     ///
     /// # Errors
     /// [`check_token`]'s message.
-    pub fn new(token: Option<&str>) -> Result<Self, String> {
+    pub fn new(token: Option<&Token>) -> Result<Self, String> {
         match token {
             None => Ok(Self(None)),
             Some(t) => {
-                check_token(t)?;
-                format!("Bearer {t}")
+                check_token(t.secret())?;
+                let mut value: MetadataValue<Ascii> = format!("Bearer {}", t.secret())
                     .parse()
-                    .map(|v| Self(Some(v)))
-                    .map_err(|_| TOKEN_RULE.to_owned())
+                    .map_err(|_| TOKEN_RULE.to_owned())?;
+                value.set_sensitive(true);
+                Ok(Self(Some(value)))
             }
         }
     }
@@ -132,7 +166,7 @@ mod tests {
     #[test]
     fn a_token_is_printable_ascii_without_spaces() {
         for t in ["s3cr3t", "a.b-c_d~e+f/g=", "!\"#$%&'()*,:;<>?@[\\]^`{|}"] {
-            assert!(BearerToken::new(Some(t)).is_ok(), "{t}");
+            assert!(BearerToken::new(Some(&t.into())).is_ok(), "{t}");
         }
         // Empty or with whitespace (refused by choice), past ASCII (never matched), control
         // characters (cannot go in a header).
@@ -145,8 +179,22 @@ mod tests {
             "nul\0",
             "del\u{7f}",
         ] {
-            assert_eq!(BearerToken::new(Some(t)).expect_err(t), TOKEN_RULE, "{t:?}");
+            assert_eq!(
+                BearerToken::new(Some(&t.into())).expect_err(t),
+                TOKEN_RULE,
+                "{t:?}"
+            );
         }
+    }
+
+    #[test]
+    fn a_token_is_never_printed() {
+        let token = Token::from("s3cr3t-t0ken");
+        let bearer = BearerToken::new(Some(&token)).expect("a valid token");
+        for shown in [format!("{token:?}"), format!("{bearer:?}")] {
+            assert!(!shown.contains("s3cr3t"), "{shown}");
+        }
+        assert_eq!(token.secret(), "s3cr3t-t0ken");
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use solver_proto::auth::BearerToken;
+use solver_proto::auth::{BearerToken, Token};
 use solver_proto::v1::{self, rules_client::RulesClient, solver_client::SolverClient};
 use tokio_stream::StreamExt;
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ pub struct Access {
         hide_env_values = true,
         allow_hyphen_values = true
     )]
-    pub token: Option<String>,
+    pub token: Option<Token>,
     /// PEM CA certificate to verify the server's TLS certificate with (an `https://` URL).
     #[arg(long, env = "SOLVER_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
@@ -152,7 +152,7 @@ pub async fn channel(
             .map_err(usage)?
             .connect_timeout(Duration::from_secs(10));
     let token =
-        BearerToken::new(access.token.as_deref()).map_err(|e| usage(format!("--token: {e}")))?;
+        BearerToken::new(access.token.as_ref()).map_err(|e| usage(format!("--token: {e}")))?;
     let channel = endpoint
         .connect()
         .await

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Parser, ValueEnum};
+use solver_proto::auth::Token;
 
 /// The default listen address: loopback only, so a bare start exposes nothing to the network.
 pub const DEFAULT_ADDR: &str = "127.0.0.1:50051";
@@ -77,7 +78,7 @@ pub struct Config {
         hide_env_values = true,
         allow_hyphen_values = true
     )]
-    pub worker_token: Option<String>,
+    pub worker_token: Option<Token>,
 
     /// Bearer token clients must send on the Solver and Rules services (as --worker-token). No
     /// check when unset.
@@ -87,7 +88,7 @@ pub struct Config {
         hide_env_values = true,
         allow_hyphen_values = true
     )]
-    pub client_token: Option<String>,
+    pub client_token: Option<Token>,
 
     /// PEM certificate chain: serve TLS (needs --tls-key).
     #[arg(long, env = "SOLVER_TLS_CERT", requires = "tls_key")]
@@ -127,7 +128,7 @@ impl Config {
             ("--client-token", &self.client_token),
         ] {
             if let Some(t) = token {
-                solver_proto::auth::check_token(t).map_err(|e| format!("{flag}: {e}"))?;
+                solver_proto::auth::check_token(t.secret()).map_err(|e| format!("{flag}: {e}"))?;
             }
         }
         Ok(())
@@ -242,6 +243,27 @@ mod tests {
         assert!(
             parse(&["--tls-cert", "/tmp/c.pem"]).is_err(),
             "cert without key"
+        );
+    }
+
+    #[test]
+    fn tokens_are_kept_but_never_printed() {
+        let c = parse(&[
+            "--worker-token",
+            "w0rker-s3cret",
+            "--client-token",
+            "-cl1ent",
+        ])
+        .expect("tokens parse");
+        assert_eq!(
+            c.worker_token.as_ref().map(Token::secret),
+            Some("w0rker-s3cret")
+        );
+        assert_eq!(c.client_token.as_ref().map(Token::secret), Some("-cl1ent"));
+        let shown = format!("{c:?}");
+        assert!(
+            !shown.contains("s3cret") && !shown.contains("cl1ent"),
+            "{shown}"
         );
     }
 

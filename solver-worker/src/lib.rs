@@ -30,7 +30,7 @@ use std::time::Duration;
 
 use backon::{ExponentialBuilder, Retryable};
 use clap::Parser;
-use solver_proto::auth::BearerToken;
+use solver_proto::auth::{BearerToken, Token};
 use solver_proto::report::{MAX_JOB_ERROR_BYTES, shortened};
 use solver_proto::v1::{self, work_client::WorkClient};
 use solver_proto::work::{HEARTBEAT_INTERVAL, MAX_JOB_IDS, MAX_LEASE, MAX_RETRY_AFTER};
@@ -93,7 +93,7 @@ pub struct Config {
         hide_env_values = true,
         allow_hyphen_values = true
     )]
-    pub token: Option<String>,
+    pub token: Option<Token>,
 
     /// PEM CA certificate to verify the coordinator's TLS certificate with (an `https://`
     /// --server needs it; an `http://` one refuses it).
@@ -141,7 +141,7 @@ impl Config {
 
     /// The `authorization` header of every call, from `--token`; an error names the flag.
     fn bearer_token(&self) -> Result<BearerToken, String> {
-        BearerToken::new(self.token.as_deref()).map_err(|e| format!("--token: {e}"))
+        BearerToken::new(self.token.as_ref()).map_err(|e| format!("--token: {e}"))
     }
 
     /// The number of job slots.

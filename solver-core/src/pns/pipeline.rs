@@ -315,3 +315,87 @@ impl<G: Game> Drop for RunGuard<'_, G> {
         self.0.runs.fetch_sub(1, Ordering::AcqRel);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pns::Value;
+    use std::sync::Barrier;
+
+    /// A leaf (OR to move) with three children: child 0 is undecided; child 1 is won for OR,
+    /// so it decides the leaf, but only once child 2 has started (the second gate); child 2
+    /// opens that gate and panics. The first gate tells the test that child 1 has started.
+    #[derive(Clone)]
+    struct Gated {
+        child: Option<usize>,
+        gates: Arc<[Barrier; 2]>,
+    }
+
+    impl Game for Gated {
+        type Key = Option<usize>;
+        type Move = usize;
+        fn node_type(&self) -> NodeType {
+            if self.child.is_none() {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            match self.child {
+                None | Some(0) => None,
+                Some(1) => {
+                    self.gates[0].wait();
+                    self.gates[1].wait();
+                    Some(Value::Proven)
+                }
+                Some(_) => {
+                    self.gates[1].wait();
+                    panic!("a child past the deciding one")
+                }
+            }
+        }
+        fn children(&self) -> Vec<(usize, Self)> {
+            let child = |i| Gated {
+                child: Some(i),
+                gates: Arc::clone(&self.gates),
+            };
+            (0..3).map(|i| (i, child(i))).collect()
+        }
+        fn key(&self) -> Option<usize> {
+            self.child
+        }
+    }
+
+    /// Two threads compute a leaf's pieces: one is still on the child that decides the leaf
+    /// when the other takes the child after it, which panics. The expansion is the one
+    /// `Expansion::of` gives (children up to the deciding one), not the panic, which
+    /// `Expansion::of` would never have met.
+    #[test]
+    fn a_panic_past_the_deciding_child_is_not_the_expansions() {
+        let gates = Arc::new([Barrier::new(2), Barrier::new(2)]);
+        let leaf = Gated {
+            child: None,
+            gates: Arc::clone(&gates),
+        };
+        let work = Arc::new(Work::new(0, leaf));
+        let version = AtomicUsize::new(0);
+        assert!(work.work_one(&version), "the opening");
+        assert!(work.work_one(&version), "child 0");
+        let helper = {
+            let work = Arc::clone(&work);
+            std::thread::spawn(move || work.work_one(&AtomicUsize::new(0)))
+        };
+        // The helper has taken child 1 and waits for child 2 to start.
+        gates[0].wait();
+        assert!(work.work_one(&version), "child 2, which panics");
+        assert!(helper.join().expect("a piece keeps its panic"), "child 1");
+        assert!(work.complete());
+        let Ok(Expansion::Moves(children)) = work.expansion() else {
+            panic!("the expansion by moves, without the panic past the cut");
+        };
+        assert_eq!(children.len(), 2, "children 0 and 1");
+        assert!(children[1].decides(true));
+        assert!(!children[0].decides(true));
+    }
+}

@@ -282,7 +282,8 @@ pub fn ensure_schema(store: &dyn Store) -> Result<(), StoreError> {
 ///   [`records::NodeRecord`]; a problem's nodes share its 8-byte prefix.
 /// - `tt`: game tag `b"7"` ++ packed position (34 bytes) -> one byte, 1 = Maker wins, 0 =
 ///   Breaker wins. The packed position carries the board width, so entries are per n.
-/// - `meta`: [`NEXT_PROBLEM_ID_KEY`] and [`JOB_ID_CEILING_KEY`], big-endian `u64`s.
+/// - `meta`: [`keys::NEXT_PROBLEM_ID_KEY`] and [`keys::JOB_ID_CEILING_KEY`], big-endian
+///   `u64`s.
 pub mod keys {
     /// `meta` key of the next problem id to hand out.
     pub const NEXT_PROBLEM_ID_KEY: &[u8] = b"next_problem_id";

@@ -301,7 +301,7 @@ impl Dag {
 
     /// [`Dag::select`] with the leaf's thresholds (tpn, tdn), as depth-first proof-number
     /// search computes them along the path (Nagai 2002, with the 1 + ε trick of Pawlewicz and
-    /// Lew 2007, ε = 1, measured in [`Dag::child_thresholds`]): the leaf stays on the
+    /// Lew 2007, ε = 1, measured in `Dag::child_thresholds`): the leaf stays on the
     /// most-proving path while its pn < tpn and its dn < tdn, give or take that margin. The
     /// root's are infinite ([`INFINITY`] = no threshold).
     pub fn select_with_thresholds(&self) -> Option<(NodeId, (Number, Number))> {
@@ -390,7 +390,7 @@ impl Dag {
     /// The leaf to lease to `searcher`: the most-proving leaf ([`Dag::select`]) unless another
     /// searcher's report created it, that searcher is `present`, and `searcher` has leaves of
     /// its own; then the first of its own leaves in most-proving order (a depth-first walk
-    /// that tries better children first, over at most [`OWN_LEAF_SCAN`] nodes). Another
+    /// that tries better children first, over at most `OWN_LEAF_SCAN` nodes). Another
     /// searcher's leaf would be searched again from scratch, its subtree being in that
     /// searcher's table; but the leaves of a searcher that is gone (a worker killed or
     /// stopped) are anyone's, or the search would go round them for good. With the leaf come its

@@ -466,6 +466,7 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// with that run's: the speed-up is the first ratio divided by the second.
 fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
     let mut ks: Vec<u32> = ceilings.iter().map(|&(k, _)| k).collect();
+    ks.sort_unstable();
     ks.dedup();
     for k in ks {
         let list: Vec<String> = ceilings
@@ -491,7 +492,8 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
         ks.sort_unstable();
         ks.dedup();
         for k in ks {
-            // Each K-thread run with the one-thread run of its round (every round runs both).
+            // Each K-thread run with the (first) one-thread run of its round: every round runs
+            // each K of the list.
             let pairs: Vec<(&Timed, &Timed)> = runs
                 .iter()
                 .filter(|r| r.kind == kind && r.k == k)

@@ -148,12 +148,12 @@ fn bad_input_exits_2_with_a_message() {
     }
 }
 
-/// The bench with two threads also runs two direct searches apart (the machine's own figure
-/// for two cores) and both shared-search runs, each with the direct run's verdict; with
-/// `--repeat 2` it runs them in two rounds, one and two threads alternating, and compares each
-/// two-thread run with its round's one-thread run.
+/// The bench with two and three threads also runs two and three direct searches apart (the
+/// machine's own figure for that many cores) and every shared-search run, each with the
+/// direct run's verdict; with `--repeat 2` it runs them in two rounds, 1, 2 and 3 threads
+/// each, and compares each run of two or three threads with its round's one-thread run.
 #[test]
-fn bench_with_threads_measures_two_searches_apart() {
+fn bench_with_threads_measures_searches_apart() {
     let o = solver(&[
         "seven",
         "bench",
@@ -162,6 +162,7 @@ fn bench_with_threads_measures_two_searches_apart() {
         "--threads",
         "1",
         "2",
+        "3",
         "--repeat",
         "2",
     ]);
@@ -175,41 +176,50 @@ fn bench_with_threads_measures_two_searches_apart() {
             .collect()
     };
     assert_eq!(rows("direct maker").len(), 1, "one direct row in:\n{text}");
-    for run in ["2 apart maker", "1 thread maker", "2 threads maker"] {
+    for run in [
+        "2 apart maker",
+        "3 apart maker",
+        "1 thread maker",
+        "2 threads maker",
+        "3 threads maker",
+    ] {
         assert_eq!(rows(run).len(), 2, "two {run:?} rows in:\n{text}");
     }
     let order: Vec<&str> = text
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
         .filter(|w| w.len() > 3 && w[2].starts_with("thread") && w[3] == "maker")
-        .map(|w| w[2])
+        .map(|w| w[1])
         .collect();
-    assert_eq!(
-        order,
-        ["thread", "threads", "thread", "threads"],
-        "rounds alternate:\n{text}"
-    );
+    assert_eq!(order, ["1", "2", "3", "1", "2", "3"], "rounds:\n{text}");
     let nodes = |run: &str, at: usize| -> u64 { rows(run)[0][at].parse().expect("nodes") };
     assert_eq!(
         nodes("2 apart", 3),
         2 * nodes("direct", 2),
         "two whole searches:\n{text}"
     );
-    assert!(text.contains("  8  2 apart vs direct: "), "{text}");
-    let speedups = text
-        .lines()
-        .find_map(|l| l.strip_prefix("  8  2 threads vs 1 (each against its round's): "))
-        .unwrap_or_else(|| panic!("a speed-up line in:\n{text}"));
-    let (list, rest) = speedups.split_once("; median ").expect("a median");
-    assert_eq!(
-        list.split(' ').count(),
-        2,
-        "one speed-up per round:\n{text}"
-    );
-    assert!(
-        rest.contains("; nodes/s ") && rest.contains("; nodes "),
-        "{text}"
-    );
+    for k in [2, 3] {
+        let apart = format!("  8  {k} apart vs direct: ");
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(&apart)).collect();
+        assert_eq!(lines.len(), 1, "one {apart:?} line in:\n{text}");
+        let figures = lines[0].split_whitespace().filter(|w| w.ends_with('x'));
+        assert_eq!(figures.count(), 2, "one figure per round:\n{text}");
+        let prefix = format!("  8  {k} threads vs 1 (each against its round's): ");
+        let speedups = text
+            .lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .unwrap_or_else(|| panic!("a {k}-thread speed-up line in:\n{text}"));
+        let (list, rest) = speedups.split_once("; median ").expect("a median");
+        assert_eq!(
+            list.split(' ').count(),
+            2,
+            "one speed-up per round:\n{text}"
+        );
+        assert!(
+            rest.contains("; nodes/s ") && rest.contains("; nodes "),
+            "{text}"
+        );
+    }
 }
 
 /// The interleaved rows: one per seed, each with the direct run's verdict; the same seeds give

@@ -241,9 +241,19 @@ impl Work for WorkService {
 
 /// A tonic interceptor that admits requests carrying `authorization: Bearer <token>`, or
 /// every request when `token` is `None`. A missing or wrong token is `UNAUTHENTICATED`.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BearerAuth {
     expected: Option<Arc<str>>,
+}
+
+impl std::fmt::Debug for BearerAuth {
+    /// Whether a token is expected, not the token (a secret).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let expected = self.expected.as_ref().map(|_| "<redacted>");
+        f.debug_struct("BearerAuth")
+            .field("expected", &expected)
+            .finish()
+    }
 }
 
 impl BearerAuth {
@@ -311,6 +321,13 @@ mod tests {
     }
 
     const MS: Duration = Duration::from_millis(1);
+
+    #[test]
+    fn the_token_check_does_not_print_its_token() {
+        let shown = format!("{:?}", BearerAuth::new(Some("s3cr3t-t0ken")));
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+    }
 
     #[tokio::test(start_paused = true)]
     async fn the_verdict_is_news_at_once() {

@@ -320,15 +320,40 @@ impl<G: Game> Drop for RunGuard<'_, G> {
 mod tests {
     use super::*;
     use crate::pns::Value;
-    use std::sync::Barrier;
+    use std::sync::Condvar;
+    use std::time::Duration;
+
+    /// A gate that one thread opens and another waits for; a wait longer than 10 s panics, so
+    /// that a change that keeps a gate shut fails the test instead of hanging it.
+    #[derive(Default)]
+    struct Gate {
+        open: Mutex<bool>,
+        opened: Condvar,
+    }
+
+    impl Gate {
+        fn open(&self) {
+            *lock(&self.open) = true;
+            self.opened.notify_all();
+        }
+
+        fn wait(&self) {
+            let open = lock(&self.open);
+            let (_open, waited) = self
+                .opened
+                .wait_timeout_while(open, Duration::from_secs(10), |open| !*open)
+                .unwrap_or_else(PoisonError::into_inner);
+            assert!(!waited.timed_out(), "a gate stayed shut");
+        }
+    }
 
     /// A leaf (OR to move) with three children: child 0 is undecided; child 1 is won for OR,
     /// so it decides the leaf, but only once child 2 has started (the second gate); child 2
-    /// opens that gate and panics. The first gate tells the test that child 1 has started.
+    /// opens that gate and panics. Child 1 opens the first gate when it starts.
     #[derive(Clone)]
     struct Gated {
         child: Option<usize>,
-        gates: Arc<[Barrier; 2]>,
+        gates: Arc<[Gate; 2]>,
     }
 
     impl Game for Gated {
@@ -345,12 +370,12 @@ mod tests {
             match self.child {
                 None | Some(0) => None,
                 Some(1) => {
-                    self.gates[0].wait();
+                    self.gates[0].open();
                     self.gates[1].wait();
                     Some(Value::Proven)
                 }
                 Some(_) => {
-                    self.gates[1].wait();
+                    self.gates[1].open();
                     panic!("a child past the deciding one")
                 }
             }
@@ -373,7 +398,7 @@ mod tests {
     /// `Expansion::of` would never have met.
     #[test]
     fn a_panic_past_the_deciding_child_is_not_the_expansions() {
-        let gates = Arc::new([Barrier::new(2), Barrier::new(2)]);
+        let gates: Arc<[Gate; 2]> = Arc::default();
         let leaf = Gated {
             child: None,
             gates: Arc::clone(&gates),
@@ -386,7 +411,7 @@ mod tests {
             let work = Arc::clone(&work);
             std::thread::spawn(move || work.work_one(&AtomicUsize::new(0)))
         };
-        // The helper has taken child 1 and waits for child 2 to start.
+        // The helper has taken child 1, which waits for child 2 to start.
         gates[0].wait();
         assert!(work.work_one(&version), "child 2, which panics");
         assert!(helper.join().expect("a piece keeps its panic"), "child 1");

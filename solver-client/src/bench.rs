@@ -4,7 +4,7 @@
 //! measured in the same run.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Args;
@@ -172,20 +172,11 @@ fn shared_solve(
 ) -> anyhow::Result<(Outcome, u64, f64)> {
     let root = root_game(pos, disabled)?;
     let shared = Shared::new(Search::new(root.clone()), threads as usize);
-    let done = AtomicBool::new(false);
     let start = Instant::now();
-    let ran = std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(|| while !shared.help(|| done.load(Ordering::Relaxed)) {});
-        }
-        // The helpers stop also when the run panics.
-        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            shared.run(root.clone(), limits, &AtomicU64::new(0))
-        }));
-        done.store(true, Ordering::Relaxed);
-        ran
-    });
-    ran.map_err(|_| anyhow::anyhow!("the search thread panicked"))??;
+    let helpers = threads.saturating_sub(1) as usize;
+    shared
+        .run_helped(helpers, root, limits, &AtomicU64::new(0))
+        .map_err(|_| anyhow::anyhow!("the search thread panicked"))??;
     let secs = start.elapsed().as_secs_f64();
     let search = shared.lock()?;
     Ok((search.outcome(), search.stats().nodes_created, secs))

@@ -20,7 +20,7 @@
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
@@ -237,6 +237,30 @@ impl<G: Game> Shared<G> {
                 spin(&mut spins);
             }
         }
+    }
+
+    /// [`Shared::run`] in this thread while `helpers` other threads [help](Shared::help) it,
+    /// as a worker's slots do; the helpers stop when the run ends, also when it panics. The
+    /// run's result, or its panic (the game's, passed on by the run), to resume or report.
+    pub fn run_helped(
+        &self,
+        helpers: usize,
+        root: G,
+        limits: &Limits,
+        nodes: &AtomicU64,
+    ) -> std::thread::Result<Result<Outcome, Poisoned>>
+    where
+        Self: Sync,
+    {
+        let done = AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for _ in 0..helpers {
+                scope.spawn(|| while !self.help(|| done.load(Ordering::Relaxed)) {});
+            }
+            let ran = catch_unwind(AssertUnwindSafe(|| self.run(root, limits, nodes)));
+            done.store(true, Ordering::Relaxed);
+            ran
+        })
     }
 
     /// Counts as a run under way until dropped, so that helpers wait for the next run rather
@@ -543,15 +567,14 @@ mod tests {
             let nodes = interleaved.stats().nodes_created;
             for helpers in [0, 1, 2] {
                 let shared = Shared::new(Search::new(root.clone()), 2);
-                let done = std::sync::atomic::AtomicBool::new(false);
-                let out = std::thread::scope(|scope| {
-                    for _ in 0..helpers {
-                        scope.spawn(|| while !shared.help(|| done.load(Ordering::Relaxed)) {});
-                    }
-                    let out = shared.run(root.clone(), &Limits::default(), &AtomicU64::new(0));
-                    done.store(true, Ordering::Relaxed);
-                    out
-                });
+                let out = shared
+                    .run_helped(
+                        helpers,
+                        root.clone(),
+                        &Limits::default(),
+                        &AtomicU64::new(0),
+                    )
+                    .expect("no panic");
                 assert_eq!(out, Ok(Outcome::Solved(want)), "seed {seed}");
                 let s = shared.lock().expect("no panic");
                 assert_eq!(
@@ -719,21 +742,10 @@ mod tests {
             let shared = Shared::new(Search::new(root.clone()), 2);
             let nodes = AtomicU64::new(0);
             let run = || shared.run(root.clone(), &Limits::default(), &nodes);
-            let done = std::sync::atomic::AtomicBool::new(false);
-            let panic = std::thread::scope(|scope| {
-                let helper = scope.spawn(|| {
-                    let mut helped = 0;
-                    while !shared.help(|| done.load(Ordering::Relaxed)) {
-                        helped += 1;
-                    }
-                    helped
-                });
-                let panic = catch_unwind(AssertUnwindSafe(run));
-                done.store(true, Ordering::Relaxed);
-                helper.join().expect("the helper does not panic");
-                panic
-            });
-            let panic = panic.expect_err("the game's panic");
+            // A helper's panic would end the scope in `run_helped` with a panic of its own.
+            let panic = shared
+                .run_helped(1, root.clone(), &Limits::default(), &nodes)
+                .expect_err("the game's panic");
             assert_eq!(panic.downcast_ref::<&str>(), Some(&"children at depth 2"));
             {
                 let s = shared.lock().expect("the lock is not poisoned");

@@ -47,8 +47,9 @@ pub struct Node {
     pub tries: u32,
     /// In the propagation queue now.
     queued: bool,
-    /// The searcher (a worker's search table, see [`Searcher`]) whose report created the node: its subtree
-    /// is in that searcher's table. 0 for none (the root, nodes restored after a restart).
+    /// The searcher (a worker's search table, see [`Searcher`]) whose report created the node:
+    /// its subtree is in that searcher's table. 0 for none (the root, nodes restored after a
+    /// restart).
     pub owner: Searcher,
 }
 

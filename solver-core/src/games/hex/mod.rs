@@ -6,7 +6,8 @@
 //! - [`board`]: sizes, cells, names (`a1`), colours and the validated [`Board`] (two `u128`
 //!   bitboards), with connectivity ([`Board::winner`], [`Board::winning_chain`]).
 //! - `geometry`: the bitboard masks, neighbour shifts and flood fill behind it.
-//! - [`reference`](mod@reference): the seed's plain mustplay / winset search `win_move`, kept as a reference.
+//! - [`reference`](mod@reference): the seed's plain mustplay / winset search `win_move`, kept
+//!   as a reference.
 //! - [`solver`]: the fast solver (dead-cell fill-in, bridge virtual connections, transposition
 //!   table, move ordering, node / time budget).
 //! - [`pns`]: Hex as a game of the generic proof-number search ([`crate::pns`]) over the same

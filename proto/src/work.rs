@@ -27,3 +27,52 @@ pub const HEARTBEAT_INTERVAL: std::ops::RangeInclusive<Duration> =
 /// The longest lease a worker counts on (`Job.lease_ms`) when it decides, after a graceful
 /// stop, how long to go on retrying a report (the coordinator's default lease is 30 s).
 pub const MAX_LEASE: Duration = Duration::from_secs(600);
+
+/// The longest worker name or request id (`LeaseRequest.worker`, `request_id`), in bytes.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// Checks a worker name or a request id: at most [`MAX_NAME_LEN`] printable ASCII characters
+/// (space included), and at least one unless `allow_empty` (a request id may be empty). The
+/// error is the rule, to follow the field's name.
+///
+/// # Errors
+/// The rule the value breaks, e.g. `must be 1..=128 printable ASCII characters`.
+pub fn check_name(value: &str, allow_empty: bool) -> Result<(), String> {
+    let ok = (allow_empty || !value.is_empty())
+        && value.len() <= MAX_NAME_LEN
+        && value.bytes().all(|b| (0x20..0x7f).contains(&b));
+    if ok {
+        Ok(())
+    } else {
+        let least = usize::from(!allow_empty);
+        Err(format!(
+            "must be {least}..={MAX_NAME_LEN} printable ASCII characters"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_printable_ascii_within_the_limit() {
+        assert!(check_name("worker-1 on host", false).is_ok());
+        assert!(check_name(&"w".repeat(MAX_NAME_LEN), false).is_ok());
+        assert!(check_name("", true).is_ok());
+        let one = "must be 1..=128 printable ASCII characters";
+        assert_eq!(check_name("", false).err().as_deref(), Some(one));
+        assert_eq!(
+            check_name(&"w".repeat(MAX_NAME_LEN + 1), false)
+                .err()
+                .as_deref(),
+            Some(one)
+        );
+        assert_eq!(check_name("tab\there", false).err().as_deref(), Some(one));
+        assert_eq!(check_name("é", false).err().as_deref(), Some(one));
+        assert_eq!(
+            check_name("\n", true).err().as_deref(),
+            Some("must be 0..=128 printable ASCII characters")
+        );
+    }
+}

@@ -173,6 +173,7 @@ fn check_config_parses_flags_and_environment_without_starting() {
             .env_remove("SOLVER_WORKER_TOKEN")
             .env_remove("SOLVER_JOBS")
             .env_remove("SOLVER_TLS_DOMAIN")
+            .env_remove("SOLVER_WORKER_NAME")
             .output()
             .expect("run solver-worker")
     };
@@ -193,6 +194,9 @@ fn check_config_parses_flags_and_environment_without_starting() {
         (&["--server", "coordinator"], "--server"),
         (&["--table-mb", "0"], "--table-mb"),
         (&["--token", "s\u{e9}same"], "--token"),
+        // The coordinator's rule for a worker name (work::check_name), checked before a start.
+        (&["--name", ""], "--name"),
+        (&["--name", "tab\there"], "--name"),
     ] {
         let out = worker(args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -81,7 +81,8 @@ pub struct Config {
     #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB, value_parser = table_mb_parser())]
     pub table_mb: usize,
 
-    /// This worker's name in leases and logs (default: host name and process id).
+    /// This worker's name in leases and logs: 1 to 128 printable ASCII characters (default:
+    /// host name and process id).
     #[arg(long, env = "SOLVER_WORKER_NAME")]
     pub name: Option<String>,
 
@@ -129,13 +130,17 @@ impl Config {
 
     /// Checks what the flags' parsers cannot check alone, without reading a file: the
     /// --server URL (`http://` or `https://` with a host) against --tls-ca (given exactly for
-    /// `https://`), and --token ([`solver_proto::auth::check_token`]).
+    /// `https://`), --token ([`solver_proto::auth::check_token`]) and --name
+    /// ([`solver_proto::work::check_name`]).
     ///
     /// # Errors
     /// A message naming the flag.
     pub fn check(&self) -> Result<(), String> {
         solver_proto::auth::check_server_url(&self.server, self.tls_ca.is_some())?;
         self.bearer_token()?;
+        if let Some(name) = &self.name {
+            solver_proto::work::check_name(name, false).map_err(|e| format!("--name: {e}"))?;
+        }
         Ok(())
     }
 

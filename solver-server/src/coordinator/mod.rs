@@ -586,7 +586,7 @@ fn parse_problem_id(raw: &str) -> Result<u64, Error> {
     parse_digits(raw).ok_or_else(|| {
         invalid(
             "problem_id",
-            format!("{raw:?} is not a problem id (decimal digits)"),
+            format!("{raw:?} is not a problem id (decimal digits, below 2^64)"),
         )
     })
 }
@@ -599,20 +599,9 @@ fn parse_digits(raw: &str) -> Option<u64> {
     raw.parse().ok()
 }
 
-/// Validates a worker name or a request id: 1..=128 printable ASCII characters.
+/// Validates a worker name or a request id ([`solver_proto::work::check_name`]).
 fn check_name(field: &str, value: &str, allow_empty: bool) -> Result<(), Error> {
-    let ok = (allow_empty || !value.is_empty())
-        && value.len() <= 128
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b));
-    if ok {
-        Ok(())
-    } else {
-        let least = if allow_empty { 0 } else { 1 };
-        Err(invalid(
-            field,
-            format!("must be {least}..=128 printable ASCII characters"),
-        ))
-    }
+    solver_proto::work::check_name(value, allow_empty).map_err(|e| invalid(field, e))
 }
 
 /// Parses technique names, sorted and without duplicates.

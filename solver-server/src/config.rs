@@ -48,7 +48,8 @@ pub struct Config {
     #[arg(long, env = "SOLVER_DRAIN_TIMEOUT_SECS", default_value_t = DEFAULT_DRAIN_TIMEOUT_SECS)]
     pub drain_timeout_secs: u64,
 
-    /// Serve Prometheus metrics over HTTP on this address (path `/metrics`). Off when unset.
+    /// Serve Prometheus metrics over HTTP on this address (path `/metrics`); a start that
+    /// cannot listen there fails. Off when unset.
     #[arg(long, env = "SOLVER_METRICS_ADDR")]
     pub metrics_addr: Option<SocketAddr>,
 

@@ -64,6 +64,15 @@ pub enum RunError {
     /// in code.
     #[error("{0}")]
     Config(String),
+    /// The Prometheus endpoint (`--metrics-addr`) could not listen (for instance, the port is
+    /// taken).
+    #[error("--metrics-addr {addr}: cannot serve metrics: {message}")]
+    Metrics {
+        /// The address asked for.
+        addr: std::net::SocketAddr,
+        /// Why.
+        message: String,
+    },
     /// The TLS certificate or key could not be read.
     #[error("{flag} {}: cannot read it: {source}", .path.display())]
     Tls {
@@ -95,7 +104,8 @@ pub enum RunError {
 /// [`RunError::Config`] for a bad token ([`Config::check`], before anything is opened);
 /// [`RunError::Store`] if the data directory cannot be opened (for instance, another server
 /// holds it) or flushed; [`RunError::Tls`] if the TLS certificate or key cannot be read;
-/// [`RunError::Load`] if the stored problems cannot be loaded; [`RunError::Address`],
+/// [`RunError::Load`] if the stored problems cannot be loaded; [`RunError::Metrics`] if
+/// `--metrics-addr` cannot listen; [`RunError::Address`],
 /// [`RunError::Reflection`] (neither expected); [`RunError::Transport`] if serving fails;
 /// [`RunError::CoordinatorFailed`] after a failure of the store (or a panic) while serving.
 pub async fn run(
@@ -145,7 +155,7 @@ pub async fn serve(
         .build_v1()?;
     let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
     if let Some(addr) = config.metrics_addr {
-        install_metrics(addr);
+        install_metrics(addr)?;
     }
     let sweeper_stop = CancellationToken::new();
     let sweeper = tokio::spawn(sweep(Arc::clone(&coordinator), sweeper_stop.clone()));
@@ -282,16 +292,25 @@ async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
     }
 }
 
-/// Serves Prometheus metrics on `addr`. A failure (address in use, a recorder installed
-/// already by an earlier server in this process) is logged, not fatal.
-fn install_metrics(addr: std::net::SocketAddr) {
+/// Serves Prometheus metrics on `addr`.
+///
+/// # Errors
+/// [`RunError::Metrics`] when it cannot listen there (the port is taken, say): the operator
+/// asked for metrics. A recorder installed already by an earlier server in this process (an
+/// embedded coordinator, tests) is only logged: the metrics go to the first one's endpoint.
+fn install_metrics(addr: std::net::SocketAddr) -> Result<(), RunError> {
+    use metrics_exporter_prometheus::BuildError;
     match metrics_exporter_prometheus::PrometheusBuilder::new()
         .with_http_listener(addr)
         .install()
     {
         Ok(()) => info!(%addr, "serving Prometheus metrics on /metrics"),
+        Err(BuildError::FailedToCreateHTTPListener(message)) => {
+            return Err(RunError::Metrics { addr, message });
+        }
         Err(e) => warn!(%addr, error = %e, "cannot serve metrics"),
     }
+    Ok(())
 }
 
 /// Marks the whole server ("") and every service `NOT_SERVING`, so load balancers and probes

@@ -79,6 +79,33 @@ fn binary_rejects_a_bad_address() {
     );
 }
 
+/// A `--metrics-addr` that cannot listen (its port taken) stops the start with one line naming
+/// the flag, instead of a server without the metrics it was asked for.
+#[test]
+fn binary_fails_on_a_metrics_port_in_use() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = taken.local_addr().expect("addr").to_string();
+    let mut server = Proc::server(
+        &["--addr", "127.0.0.1:0", "--metrics-addr", &port],
+        &dir.path().join("data"),
+    );
+    let status = server.wait_exit(Duration::from_secs(60));
+    assert_eq!(status.code(), Some(1), "{:#?}", server.seen);
+    let errors: Vec<&String> = server
+        .seen
+        .iter()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert!(
+        errors.len() == 1
+            && errors[0].contains(&format!("--metrics-addr {port}: cannot serve metrics"))
+            && !server.seen.iter().any(|l| l.contains("listening on")),
+        "{:#?}",
+        server.seen
+    );
+}
+
 #[test]
 fn binary_fails_on_a_data_directory_in_use() {
     let dir = tempfile::tempdir().expect("tempdir");

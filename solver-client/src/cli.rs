@@ -135,9 +135,15 @@ pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {
     let mut line = format!("server: {:?}: {}", status.code(), status.message());
-    // What an http:// client meets at a server that speaks TLS (a connection that breaks
-    // mid-call is `Unknown`, with the same prefix).
-    if status.code() == tonic::Code::Internal && status.message().starts_with("h2 protocol error") {
+    // What an http:// client meets at a server that speaks TLS, depending on the call and
+    // its timing (a connection that breaks mid-call is `Unknown: h2 protocol error: ...`).
+    let plain_at_tls = match status.code() {
+        tonic::Code::Internal => status.message().starts_with("h2 protocol error"),
+        tonic::Code::Cancelled => status.message() == "operation was canceled",
+        tonic::Code::Unknown => status.message() == "transport error",
+        _ => false,
+    };
+    if plain_at_tls {
         line.push_str(" (if the server uses TLS: an https:// URL and --tls-ca)");
     }
     if status.code() == tonic::Code::InvalidArgument {
@@ -156,5 +162,29 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// The errors an http:// client got from a TLS server (`solver status`, `list`, `health`,
+    /// `seven solve --server`, `hex check --server`) point at TLS; others do not.
+    #[test]
+    fn a_plain_client_at_a_tls_server_is_told_of_tls() {
+        use tonic::{Code, Status};
+        let hint = "(if the server uses TLS: an https:// URL and --tls-ca)";
+        for status in [
+            Status::cancelled("operation was canceled"),
+            Status::unknown("transport error"),
+            Status::internal("h2 protocol error: http2 error"),
+        ] {
+            let line = super::server_error(status).to_string();
+            assert!(line.ends_with(hint), "{line}");
+        }
+        for status in [
+            Status::unknown("h2 protocol error: error reading a body from connection"),
+            Status::new(Code::Unavailable, "tcp connect error"),
+            Status::cancelled("the problem was cancelled"),
+        ] {
+            let line = super::server_error(status).to_string();
+            assert!(!line.contains("TLS"), "{line}");
+        }
     }
 }

@@ -3,7 +3,8 @@
 //! a `Heartbeat` or `Abandon` past [`MAX_JOB_IDS`], and a problem (`Solver.Submit`) whose job
 //! budget is past [`MAX_JOB_NODE_BUDGET`] (`INVALID_ARGUMENT` naming the field). A coordinator
 //! may lease for longer than [`MAX_LEASE`] (its `--lease-ms` has no upper bound): the worker
-//! then heartbeats as told, and gives up a report after a stop sooner.
+//! then heartbeats as told, and gives up a report after a stop sooner. Worker names and request
+//! ids follow [`check_name`], which the coordinator and a worker's `--name` check both apply.
 
 use std::time::Duration;
 
@@ -28,7 +29,8 @@ pub const HEARTBEAT_INTERVAL: std::ops::RangeInclusive<Duration> =
 /// stop, how long to go on retrying a report (the coordinator's default lease is 30 s).
 pub const MAX_LEASE: Duration = Duration::from_secs(600);
 
-/// The longest worker name or request id (`LeaseRequest.worker`, `request_id`), in bytes.
+/// The longest worker name or request id (the `worker` and `request_id` of the `Work` and
+/// `Solver` requests), in bytes.
 pub const MAX_NAME_LEN: usize = 128;
 
 /// Checks a worker name or a request id: at most [`MAX_NAME_LEN`] printable ASCII characters

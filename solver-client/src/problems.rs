@@ -147,6 +147,7 @@ pub async fn channel(
     url: &str,
     access: &Access,
 ) -> anyhow::Result<InterceptedService<Channel, BearerToken>> {
+    crate::cli::note_server_url(url);
     let endpoint =
         solver_proto::auth::endpoint(url, access.tls_ca.as_deref(), access.tls_domain.as_deref())
             .map_err(usage)?
@@ -185,9 +186,10 @@ pub struct HealthArgs {
 }
 
 /// Runs `solver health`: asks the server's `grpc.health.v1.Health/Check` and prints the
-/// status (`SERVING`, `NOT_SERVING` while it drains, ...). Anything but `SERVING` is an error
-/// (exit 1), as are no answer within `--timeout-secs` and an unknown `--service` (`NotFound`),
-/// so that the command serves as a container's health check.
+/// status (`SERVING`, `NOT_SERVING`, ...; a draining server refuses the connection instead).
+/// Anything but `SERVING` is an error (exit 1), as are no answer within `--timeout-secs` and
+/// an unknown `--service` (`NotFound`), so that the command serves as a container's health
+/// check.
 pub async fn health(args: HealthArgs) -> anyhow::Result<()> {
     use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
     let url = &args.server.server;

@@ -97,8 +97,8 @@ pub enum RunError {
 /// changed the coordinator's state, stops the server the same way, and then `run` returns
 /// [`RunError::CoordinatorFailed`].
 ///
-/// Logs `listening on ADDR` once the store is open, the TLS files read and the services built:
-/// from then on it serves.
+/// Logs `listening on ADDR` once the store is open, the TLS files read, the metrics endpoint
+/// listening (with `--metrics-addr`) and the services built: from then on it serves.
 ///
 /// # Errors
 /// [`RunError::Config`] for a bad token ([`Config::check`], before anything is opened);
@@ -130,7 +130,8 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
     store: Arc<dyn Store>,
 ) -> Result<(), RunError> {
-    // What may fail comes first, so that a failure leaves no task running.
+    // What may fail comes first, so that a failure leaves no task running (but for the
+    // metrics exporter's own, process-wide: see `install_metrics`) and has written nothing.
     config.check().map_err(RunError::Config)?;
     let addr = listener.local_addr().map_err(RunError::Address)?;
     let mut builder = tonic::transport::Server::builder();
@@ -153,10 +154,11 @@ pub async fn serve(
         .register_encoded_file_descriptor_set(solver_proto::FILE_DESCRIPTOR_SET)
         .register_encoded_file_descriptor_set(tonic_health::pb::FILE_DESCRIPTOR_SET)
         .build_v1()?;
-    let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
+    // Before the stored problems are loaded, which counts the ones that end then.
     if let Some(addr) = config.metrics_addr {
         install_metrics(addr)?;
     }
+    let coordinator = Arc::new(Coordinator::open(Arc::clone(&store), config.coordinator())?);
     let sweeper_stop = CancellationToken::new();
     let sweeper = tokio::spawn(sweep(Arc::clone(&coordinator), sweeper_stop.clone()));
     let namer = tokio::spawn(name_moves(Arc::clone(&coordinator), sweeper_stop.clone()));
@@ -292,22 +294,37 @@ async fn name_moves(coordinator: Arc<Coordinator>, stop: CancellationToken) {
     }
 }
 
-/// Serves Prometheus metrics on `addr`.
+/// Where this process serves its metrics, once a server has installed them: the recorder is
+/// process-wide, and the exporter's endpoint lives as long as the runtime it was started on.
+static METRICS: std::sync::Mutex<Option<std::net::SocketAddr>> = std::sync::Mutex::new(None);
+
+/// Serves Prometheus metrics on `addr`. A later server in this process (an embedded
+/// coordinator started again, tests) keeps the first one's endpoint, which it logs.
 ///
 /// # Errors
 /// [`RunError::Metrics`] when it cannot listen there (the port is taken, say): the operator
-/// asked for metrics. A recorder installed already by an earlier server in this process (an
-/// embedded coordinator, tests) is only logged: the metrics go to the first one's endpoint.
+/// asked for metrics. (The exporter crate then leaves its upkeep task running.)
 fn install_metrics(addr: std::net::SocketAddr) -> Result<(), RunError> {
     use metrics_exporter_prometheus::BuildError;
+    let mut served = METRICS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(first) = *served {
+        info!(%addr, %first, "metrics are served on this process's first address already");
+        return Ok(());
+    }
     match metrics_exporter_prometheus::PrometheusBuilder::new()
         .with_http_listener(addr)
         .install()
     {
-        Ok(()) => info!(%addr, "serving Prometheus metrics on /metrics"),
+        Ok(()) => {
+            *served = Some(addr);
+            info!(%addr, "serving Prometheus metrics on /metrics");
+        }
         Err(BuildError::FailedToCreateHTTPListener(message)) => {
             return Err(RunError::Metrics { addr, message });
         }
+        // Another recorder, installed by code other than a server's.
         Err(e) => warn!(%addr, error = %e, "cannot serve metrics"),
     }
     Ok(())

@@ -106,7 +106,7 @@ pub struct Config {
     pub tls_domain: Option<String>,
 
     /// Only check the flags and the environment as a start parses them (values, ranges, the
-    /// --server URL against --tls-ca, the token), print `configuration ok`
+    /// --server URL against --tls-ca, the token, the name), print `configuration ok`
     /// and exit 0, without connecting or reading the TLS files. A bad one is exit 2 with a
     /// message, as for a start. Used by deploy/check.
     #[arg(long)]
@@ -155,12 +155,19 @@ impl Config {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
     }
 
-    /// The worker's name.
+    /// The worker's name: `--name`, or the host name (its printable ASCII characters, at most
+    /// 100) and the process id, within the coordinator's rule
+    /// ([`solver_proto::work::check_name`]).
     pub fn worker_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
-            let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .map(|h| h.trim().to_owned())
-                .unwrap_or_else(|_| "worker".to_owned());
+            let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .unwrap_or_default()
+                .trim()
+                .chars()
+                .filter(|c| matches!(c, ' '..='~'))
+                .take(100)
+                .collect();
+            let host = if host.is_empty() { "worker" } else { &host };
             format!("{host}-{}", std::process::id())
         })
     }
@@ -792,5 +799,22 @@ fn failed(job: &v1::Job, error: String) -> v1::ReportRequest {
         job_id: job.job_id.clone(),
         error: shortened(&error, MAX_JOB_ERROR_BYTES).into_owned(),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The default name (host name and process id) is one the coordinator accepts.
+    #[test]
+    fn the_default_name_follows_the_coordinators_rule() {
+        let name = Config::new("http://127.0.0.1:1".to_owned(), 1).worker_name();
+        assert!(!name.is_empty());
+        assert_eq!(
+            solver_proto::work::check_name(&name, false),
+            Ok(()),
+            "{name:?}"
+        );
     }
 }

@@ -406,10 +406,11 @@ impl<G: Game> Search<G> {
     /// virtual numbers (`VIRTUAL_FACTOR` times its own) and selected as a thread selects its
     /// leaf (the most-proving leaf, passing by taken ones), and the taken leaf whose expansion
     /// ends first is expanded and backed up next. `duration` gives the time a leaf's expansion
-    /// takes (in any unit, drawn when the leaf is taken; ties end in the order taken). So the
-    /// order in which threads finish, which moves a shared search from run to run, is an input
-    /// here, without the machine's timing: `solver seven bench --interleaved` draws it at
-    /// random from a seed.
+    /// takes (in any unit, drawn when the leaf is taken; ties end in the order taken). With
+    /// equal times this is the order a [`super::Shared`] run follows whichever thread computes
+    /// what ([`super::LEAVES_IN_FLIGHT`] leaves). Random times model threads that each select
+    /// and expand their own leaf, whose order moves from run to run with the machine's timing:
+    /// `solver seven bench --interleaved` draws them from a seed.
     /// With `threads` ≤ 1, whatever the durations, this is [`Search::run`].
     /// Unlike a [`super::Shared`] run, the root is expanded as the plain search expands it (by
     /// a decomposition where it decomposes).

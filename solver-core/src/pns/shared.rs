@@ -35,14 +35,15 @@ const SPINS: u32 = 4_000;
 /// Leaves a run keeps taken at once when more than one thread works on the search
 /// ([`Shared::new`]): enough that a helper finds a piece to compute while the run updates the
 /// DAG. The order of a run's expansions is then that of [`Search::run_interleaved`] with this
-/// many leaves and equal times, whichever thread computes what. On the empty board: 538,460
-/// nodes at n = 12 against one leaf's 486,316, 2,876,912 at n = 13 against 3,122,364 (with 3
-/// leaves 556,459 and 2,723,049; with 2, 542,149 and 2,867,344, but 8.6 M at n = 13 in a
-/// worker's jobs, against 2.2 M with 3 or 4; with 6, 565,424 and 3,242,917; with 8, 569,549
-/// and 3,193,689). One leaf at a time, its pieces computed by both threads, creates the
-/// direct search's nodes, but its next leaf waits for the whole expansion and back-up: two
-/// threads were then 1.33x (n = 12) and 1.22x (n = 13) faster than one (medians of 3
-/// alternating rounds, 2026-11-27), against 1.51x and 1.58x with 4 in the same session.
+/// many leaves and equal times, whichever thread computes what. On the empty board (nodes
+/// created, root included; a worker's report counts one fewer): 538,460 at n = 12 against one
+/// leaf's 486,316, 2,876,912 at n = 13 against 3,122,364. With 2 leaves 542,149 and 2,867,344;
+/// 3: 556,459 and 2,723,049; 6: 565,424 and 3,242,917; 8: 569,549 and 3,193,689. With 2, a
+/// worker's jobs took 8.6 M nodes at n = 13, against 2.2 M with 3 or 4. A build with one leaf
+/// in flight on two threads (its pieces computed by both) creates the direct search's nodes,
+/// but its next leaf waits for the whole expansion and back-up: two threads were then 1.33x
+/// (n = 12) and 1.22x (n = 13) faster than one (medians of 3 alternating rounds, 2026-11-27),
+/// against 1.51x and 1.58x with 4 in the same session.
 pub const LEAVES_IN_FLIGHT: usize = 4;
 
 /// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`],

@@ -194,8 +194,8 @@ impl Coordinator {
     /// The problem `raw_id` as it is now (`Solver.GetProblem`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for an id that is not decimal digits; `NOT_FOUND` for an unknown one;
-    /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
+    /// `INVALID_ARGUMENT` for an id that is not decimal digits below 2^64; `NOT_FOUND` for an
+    /// unknown one; `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
     pub fn problem(&self, raw_id: &str) -> Result<v1::Problem, Error> {
         let id = parse_problem_id(raw_id)?;
         let st = self.lock()?;

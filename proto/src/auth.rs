@@ -159,9 +159,46 @@ pub fn endpoint(
         .map_err(|e| format!("--tls-ca {}: {e}", ca.display()))
 }
 
+/// The hint for an error that a client connecting by an `http://` URL (`plain`) gets from a
+/// server that speaks TLS: `Internal: h2 protocol error ...`, `Cancelled: operation was
+/// canceled` or `Unknown: transport error`, depending on the call and its timing. A plain
+/// server that closes the connection before it answers may give the last two as well, hence
+/// the "if"; one that breaks it mid-call gives `Unknown: h2 protocol error ...`, no hint.
+pub fn tls_hint(status: &Status, plain: bool) -> Option<&'static str> {
+    let tls_like = match status.code() {
+        tonic::Code::Internal => status.message().starts_with("h2 protocol error"),
+        tonic::Code::Cancelled => status.message() == "operation was canceled",
+        tonic::Code::Unknown => status.message() == "transport error",
+        _ => false,
+    };
+    (plain && tls_like).then_some("if the server uses TLS: an https:// URL and --tls-ca")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The errors an http:// client got from a TLS server (the `solver` commands `status`,
+    /// `list`, `health`, `seven solve --server`, `hex check --server`) get the hint; others,
+    /// and any with an https:// URL, do not.
+    #[test]
+    fn a_plain_client_at_a_tls_server_is_told_of_tls() {
+        for status in [
+            Status::cancelled("operation was canceled"),
+            Status::unknown("transport error"),
+            Status::internal("h2 protocol error: http2 error"),
+        ] {
+            assert!(tls_hint(&status, true).is_some(), "{status:?}");
+            assert_eq!(tls_hint(&status, false), None, "{status:?}");
+        }
+        for status in [
+            Status::unknown("h2 protocol error: error reading a body from connection"),
+            Status::unavailable("tcp connect error"),
+            Status::cancelled("the problem was cancelled"),
+        ] {
+            assert_eq!(tls_hint(&status, true), None, "{status:?}");
+        }
+    }
 
     #[test]
     fn a_token_is_printable_ascii_without_spaces() {

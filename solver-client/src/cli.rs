@@ -146,33 +146,16 @@ pub fn note_server_url(url: &str) {
 /// One readable line for a server error (`server: Code: message`); `INVALID_ARGUMENT` is the
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {
-    let line = server_error_line(
-        &status,
-        PLAIN_HTTP.load(std::sync::atomic::Ordering::Relaxed),
-    );
+    let mut line = format!("server: {:?}: {}", status.code(), status.message());
+    let plain = PLAIN_HTTP.load(std::sync::atomic::Ordering::Relaxed);
+    if let Some(hint) = solver_proto::auth::tls_hint(&status, plain) {
+        line.push_str(&format!(" ({hint})"));
+    }
     if status.code() == tonic::Code::InvalidArgument {
         usage(line)
     } else {
         anyhow::anyhow!(line)
     }
-}
-
-/// [`server_error`]'s line; `plain`: the server's URL is `http://`.
-fn server_error_line(status: &tonic::Status, plain: bool) -> String {
-    let mut line = format!("server: {:?}: {}", status.code(), status.message());
-    // What an http:// client meets at a server that speaks TLS, depending on the call and its
-    // timing. A plain server that closes the connection before it answers may give the first
-    // two too, hence the "if"; one that breaks it mid-call gives `Unknown: h2 protocol error`.
-    let tls_like = match status.code() {
-        tonic::Code::Internal => status.message().starts_with("h2 protocol error"),
-        tonic::Code::Cancelled => status.message() == "operation was canceled",
-        tonic::Code::Unknown => status.message() == "transport error",
-        _ => false,
-    };
-    if plain && tls_like {
-        line.push_str(" (if the server uses TLS: an https:// URL and --tls-ca)");
-    }
-    line
 }
 
 #[cfg(test)]
@@ -184,32 +167,5 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         super::Cli::command().debug_assert();
-    }
-
-    /// The errors an http:// client got from a TLS server (`solver status`, `list`, `health`,
-    /// `seven solve --server`, `hex check --server`) point at TLS; others, and any with an
-    /// https:// URL, do not.
-    #[test]
-    fn a_plain_client_at_a_tls_server_is_told_of_tls() {
-        use tonic::{Code, Status};
-        let hint = "(if the server uses TLS: an https:// URL and --tls-ca)";
-        for status in [
-            Status::cancelled("operation was canceled"),
-            Status::unknown("transport error"),
-            Status::internal("h2 protocol error: http2 error"),
-        ] {
-            let line = super::server_error_line(&status, true);
-            assert!(line.ends_with(hint), "{line}");
-            let line = super::server_error_line(&status, false);
-            assert!(!line.contains("TLS"), "{line}");
-        }
-        for status in [
-            Status::unknown("h2 protocol error: error reading a body from connection"),
-            Status::new(Code::Unavailable, "tcp connect error"),
-            Status::cancelled("the problem was cancelled"),
-        ] {
-            let line = super::server_error_line(&status, true);
-            assert!(!line.contains("TLS"), "{line}");
-        }
     }
 }

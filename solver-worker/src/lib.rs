@@ -305,9 +305,11 @@ fn refuses_worker(s: &Status) -> bool {
 /// part of up to its own length); once `give_up()` is true, every error is final (the attempt
 /// under way is not cut short). A wait under way when `hurry` fires ends then (`give_up()`
 /// should hold from then on, or the waits after it are skipped too). `None` when `stop` fires
-/// first.
+/// first. Each retry is logged, with a hint where the error may be a TLS server at the
+/// worker's `http://` URL (`plain`, [`solver_proto::auth::tls_hint`]).
 async fn with_backoff<T, F, Fut>(
     what: &str,
+    plain: bool,
     stop: &CancellationToken,
     hurry: Option<&CancellationToken>,
     retry: fn(&Status) -> bool,
@@ -338,7 +340,8 @@ where
         })
         .when(|e| retry(e) && !give_up())
         .notify(|e: &Status, after: Duration| {
-            warn!(code = ?e.code(), error = e.message(), retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
+            let hint = solver_proto::auth::tls_hint(e, plain);
+            warn!(code = ?e.code(), error = e.message(), hint, retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
         });
     tokio::select! {
         r = call => Some(r),
@@ -382,6 +385,7 @@ pub async fn run(
             leasing: Arc::clone(&leasing),
             table,
             client: client.clone(),
+            plain: config.server.starts_with("http://"),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
             summary: Arc::clone(&summary),
@@ -431,6 +435,8 @@ struct Slot {
     /// This process's search table, the `slot` of its lease requests (see [`run`]).
     table: u32,
     client: Client,
+    /// The coordinator's URL is `http://` (see [`with_backoff`]).
+    plain: bool,
     name: Arc<str>,
     ctx: Arc<JobContext>,
     summary: Arc<Summary>,
@@ -513,6 +519,7 @@ impl Slot {
             // attempt then, and a failed one is not repeated.
             let leased = with_backoff(
                 "lease",
+                self.plain,
                 &self.abort,
                 Some(&stop),
                 |s| !refuses_worker(s),
@@ -745,11 +752,19 @@ impl Slot {
         let nodes = report.nodes;
         let expiry = tokio::time::Instant::now() + lease;
         let give_up = || self.graceful.is_cancelled() && tokio::time::Instant::now() >= expiry;
-        let sent = with_backoff("report", &self.abort, None, transient, give_up, || {
-            let mut c = self.client.clone();
-            let r = report.clone();
-            async move { c.report(r).await.map(tonic::Response::into_inner) }
-        })
+        let sent = with_backoff(
+            "report",
+            self.plain,
+            &self.abort,
+            None,
+            transient,
+            give_up,
+            || {
+                let mut c = self.client.clone();
+                let r = report.clone();
+                async move { c.report(r).await.map(tonic::Response::into_inner) }
+            },
+        )
         .await;
         match sent {
             Some(Ok(r)) => info!(applied = r.applied, "job reported"),

@@ -159,12 +159,15 @@ pub fn endpoint(
         .map_err(|e| format!("--tls-ca {}: {e}", ca.display()))
 }
 
-/// The hint for an error that a client connecting by an `http://` URL (`plain`) gets from a
-/// server that speaks TLS: `Internal: h2 protocol error ...`, `Cancelled: operation was
-/// canceled` or `Unknown: transport error`, depending on the call and its timing. A plain
-/// server that closes the connection before it answers may give the last two as well, hence
-/// the "if"; one that breaks it mid-call gives `Unknown: h2 protocol error ...`, no hint.
-pub fn tls_hint(status: &Status, plain: bool) -> Option<&'static str> {
+/// The hint for an error that a client connecting to `url` (`--server`) gets from a server
+/// that speaks TLS, when `url` is `http://`: `Internal: h2 protocol error ...`, `Cancelled:
+/// operation was canceled` or `Unknown: transport error`, depending on the call and its timing.
+/// A plain server that closes the connection before it answers may give the last two as well,
+/// hence the "if"; one that breaks it mid-call gives `Unknown: h2 protocol error ...`, no hint.
+pub fn tls_hint(status: &Status, url: &str) -> Option<&'static str> {
+    let plain = url
+        .get(..7)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("http://"));
     let tls_like = match status.code() {
         tonic::Code::Internal => status.message().starts_with("h2 protocol error"),
         tonic::Code::Cancelled => status.message() == "operation was canceled",
@@ -188,15 +191,15 @@ mod tests {
             Status::unknown("transport error"),
             Status::internal("h2 protocol error: http2 error"),
         ] {
-            assert!(tls_hint(&status, true).is_some(), "{status:?}");
-            assert_eq!(tls_hint(&status, false), None, "{status:?}");
+            assert!(tls_hint(&status, "http://c:1").is_some(), "{status:?}");
+            assert_eq!(tls_hint(&status, "https://c:1"), None, "{status:?}");
         }
         for status in [
             Status::unknown("h2 protocol error: error reading a body from connection"),
             Status::unavailable("tcp connect error"),
             Status::cancelled("the problem was cancelled"),
         ] {
-            assert_eq!(tls_hint(&status, true), None, "{status:?}");
+            assert_eq!(tls_hint(&status, "http://c:1"), None, "{status:?}");
         }
     }
 

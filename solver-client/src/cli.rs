@@ -131,24 +131,21 @@ pub fn block_on<T>(fut: impl std::future::Future<Output = T>) -> T {
     tokio::task::block_in_place(|| tokio::runtime::Handle::current().block_on(fut))
 }
 
-/// Whether this process connects to its server by an `http://` URL (set by
-/// [`crate::problems::channel`]; a command talks to one server): only then may a transport
-/// error be a server that speaks TLS ([`server_error`]).
-static PLAIN_HTTP: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The URL this process connects to its server by (set by [`crate::problems::channel`]; a
+/// command talks to one server), for the TLS hint of [`server_error`].
+static SERVER_URL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
-/// Notes the URL this process connects to (see [`PLAIN_HTTP`]).
+/// Notes the URL this process connects to (see [`SERVER_URL`]; the first one stays).
 pub fn note_server_url(url: &str) {
-    if url.starts_with("http://") {
-        PLAIN_HTTP.store(true, std::sync::atomic::Ordering::Relaxed);
-    }
+    let _ = SERVER_URL.set(url.to_owned());
 }
 
 /// One readable line for a server error (`server: Code: message`); `INVALID_ARGUMENT` is the
 /// user's input (exit code 2), anything else a failure (exit code 1).
 pub fn server_error(status: tonic::Status) -> anyhow::Error {
     let mut line = format!("server: {:?}: {}", status.code(), status.message());
-    let plain = PLAIN_HTTP.load(std::sync::atomic::Ordering::Relaxed);
-    if let Some(hint) = solver_proto::auth::tls_hint(&status, plain) {
+    let url = SERVER_URL.get().map_or("", String::as_str);
+    if let Some(hint) = solver_proto::auth::tls_hint(&status, url) {
         line.push_str(&format!(" ({hint})"));
     }
     if status.code() == tonic::Code::InvalidArgument {

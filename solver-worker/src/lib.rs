@@ -306,10 +306,10 @@ fn refuses_worker(s: &Status) -> bool {
 /// under way is not cut short). A wait under way when `hurry` fires ends then (`give_up()`
 /// should hold from then on, or the waits after it are skipped too). `None` when `stop` fires
 /// first. Each retry is logged, with a hint where the error may be a TLS server at the
-/// worker's `http://` URL (`plain`, [`solver_proto::auth::tls_hint`]).
+/// coordinator's URL `server` ([`solver_proto::auth::tls_hint`]).
 async fn with_backoff<T, F, Fut>(
     what: &str,
-    plain: bool,
+    server: &str,
     stop: &CancellationToken,
     hurry: Option<&CancellationToken>,
     retry: fn(&Status) -> bool,
@@ -340,7 +340,7 @@ where
         })
         .when(|e| retry(e) && !give_up())
         .notify(|e: &Status, after: Duration| {
-            let hint = solver_proto::auth::tls_hint(e, plain);
+            let hint = solver_proto::auth::tls_hint(e, server);
             warn!(code = ?e.code(), error = e.message(), hint, retry_in_ms = after.as_millis() as u64, "{what} failed; retrying");
         });
     tokio::select! {
@@ -362,6 +362,7 @@ pub async fn run(
 ) -> Result<Arc<Summary>, Error> {
     let client = connect(&config)?;
     let name: Arc<str> = Arc::from(config.worker_name());
+    let server: Arc<str> = Arc::from(config.server.as_str());
     let slots = config.job_slots();
     let ctx = Arc::new(JobContext::new(config.table_mb, slots as usize));
     let summary = Arc::new(Summary::default());
@@ -385,7 +386,7 @@ pub async fn run(
             leasing: Arc::clone(&leasing),
             table,
             client: client.clone(),
-            plain: config.server.starts_with("http://"),
+            server: Arc::clone(&server),
             name: Arc::clone(&name),
             ctx: Arc::clone(&ctx),
             summary: Arc::clone(&summary),
@@ -435,8 +436,8 @@ struct Slot {
     /// This process's search table, the `slot` of its lease requests (see [`run`]).
     table: u32,
     client: Client,
-    /// The coordinator's URL is `http://` (see [`with_backoff`]).
-    plain: bool,
+    /// The coordinator's URL (`--server`), for the hint of [`with_backoff`].
+    server: Arc<str>,
     name: Arc<str>,
     ctx: Arc<JobContext>,
     summary: Arc<Summary>,
@@ -519,7 +520,7 @@ impl Slot {
             // attempt then, and a failed one is not repeated.
             let leased = with_backoff(
                 "lease",
-                self.plain,
+                &self.server,
                 &self.abort,
                 Some(&stop),
                 |s| !refuses_worker(s),
@@ -754,7 +755,7 @@ impl Slot {
         let give_up = || self.graceful.is_cancelled() && tokio::time::Instant::now() >= expiry;
         let sent = with_backoff(
             "report",
-            self.plain,
+            &self.server,
             &self.abort,
             None,
             transient,

@@ -11,7 +11,6 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use solver_proto::auth::Token;
 use solver_proto::v1::rules_server::RulesServer;
 use solver_proto::v1::solver_server::SolverServer;
 use solver_proto::v1::work_server::WorkServer;
@@ -195,8 +194,8 @@ pub async fn serve(
         }
     };
 
-    let client_auth = BearerAuth::new(config.client_token.as_ref().map(Token::secret));
-    let worker_auth = BearerAuth::new(config.worker_token.as_ref().map(Token::secret));
+    let client_auth = BearerAuth::new(config.client_token.as_ref());
+    let worker_auth = BearerAuth::new(config.worker_token.as_ref());
     let serve = builder
         .trace_fn(|req| info_span!("rpc", path = %req.uri().path()))
         .add_service(health_service)

@@ -257,10 +257,10 @@ impl std::fmt::Debug for BearerAuth {
 }
 
 impl BearerAuth {
-    /// Checks for `token` (none: admit all).
-    pub fn new(token: Option<&str>) -> Self {
+    /// Checks for `token` (`--worker-token`, `--client-token`; none: admit all).
+    pub fn new(token: Option<&solver_proto::auth::Token>) -> Self {
         Self {
-            expected: token.map(Arc::from),
+            expected: token.map(|t| Arc::from(t.secret())),
         }
     }
 }
@@ -324,7 +324,7 @@ mod tests {
 
     #[test]
     fn the_token_check_does_not_print_its_token() {
-        let shown = format!("{:?}", BearerAuth::new(Some("s3cr3t-t0ken")));
+        let shown = format!("{:?}", BearerAuth::new(Some(&"s3cr3t-t0ken".into())));
         assert!(!shown.contains("s3cr3t"), "{shown}");
         assert!(shown.contains("<redacted>"), "{shown}");
     }

@@ -28,12 +28,7 @@ pub const MAX_REPORT_CHILDREN: usize = 1024;
 pub const MAX_REPORT_SOLVED: usize = 100_000;
 
 fn parse_job_id(raw: &str, field: &str) -> Result<u64, Error> {
-    super::parse_digits(raw).ok_or_else(|| {
-        invalid(
-            field,
-            format!("{raw:?} is not a job id (decimal digits, below 2^64)"),
-        )
-    })
+    super::parse_id(raw, field, "job")
 }
 
 impl State {

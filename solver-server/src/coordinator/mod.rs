@@ -583,20 +583,22 @@ fn invalid(field: impl Into<String>, message: impl Into<String>) -> Error {
 
 /// Parses a problem id from the wire.
 fn parse_problem_id(raw: &str) -> Result<u64, Error> {
-    parse_digits(raw).ok_or_else(|| {
-        invalid(
-            "problem_id",
-            format!("{raw:?} is not a problem id (decimal digits, below 2^64)"),
-        )
-    })
+    parse_id(raw, "problem_id", "problem")
 }
 
-/// A decimal number of digits alone (`str::parse` also takes a leading `+`).
-fn parse_digits(raw: &str) -> Option<u64> {
-    if raw.is_empty() || !raw.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    raw.parse().ok()
+/// Parses the id of a `what` (`problem`, `job`) from the wire field `field`: decimal digits
+/// alone (`str::parse` also takes a leading `+`) of a `u64`.
+fn parse_id(raw: &str, field: &str, what: &str) -> Result<u64, Error> {
+    raw.bytes()
+        .all(|b| b.is_ascii_digit())
+        .then(|| raw.parse().ok())
+        .flatten()
+        .ok_or_else(|| {
+            invalid(
+                field,
+                format!("{raw:?} is not a {what} id (decimal digits, below 2^64)"),
+            )
+        })
 }
 
 /// Validates a worker name or a request id ([`solver_proto::work::check_name`]).

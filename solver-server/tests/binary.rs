@@ -92,15 +92,9 @@ fn binary_fails_on_a_metrics_port_in_use() {
     );
     let status = server.wait_exit(Duration::from_secs(60));
     assert_eq!(status.code(), Some(1), "{:#?}", server.seen);
-    let errors: Vec<&String> = server
-        .seen
-        .iter()
-        .filter(|l| l.starts_with("error: "))
-        .collect();
+    let error = the_start_failure(&server.seen);
     assert!(
-        errors.len() == 1
-            && errors[0].contains(&format!("--metrics-addr {port}: cannot serve metrics"))
-            && !server.seen.iter().any(|l| l.contains("listening on")),
+        error.contains(&format!("--metrics-addr {port}: cannot serve metrics")),
         "{:#?}",
         server.seen
     );
@@ -113,19 +107,23 @@ fn binary_fails_on_a_data_directory_in_use() {
     let mut server = Proc::server(&["--addr", "127.0.0.1:0"], dir.path());
     let status = server.wait_exit(Duration::from_secs(60));
     assert!(!status.success());
-    // It never said it was listening, and says why it stopped on one line.
-    let errors: Vec<&String> = server
-        .seen
-        .iter()
-        .filter(|l| l.starts_with("error: "))
-        .collect();
+    let error = the_start_failure(&server.seen);
     assert!(
-        errors.len() == 1
-            && errors[0].starts_with("error: server failed: cannot open the data directory")
-            && !server.seen.iter().any(|l| l.contains("listening on")),
+        error.starts_with("error: server failed: cannot open the data directory"),
         "{:#?}",
         server.seen
     );
+}
+
+/// The one `error: ` line of a server that failed to start (`seen`, its stderr), which never
+/// said it was listening.
+fn the_start_failure(seen: &[String]) -> &str {
+    let errors: Vec<&String> = seen.iter().filter(|l| l.starts_with("error: ")).collect();
+    assert!(
+        errors.len() == 1 && !seen.iter().any(|l| l.contains("listening on")),
+        "{seen:#?}"
+    );
+    errors[0]
 }
 
 /// `--check-config` (deploy/check's test of the deployment files): the flags and the

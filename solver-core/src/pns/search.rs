@@ -302,6 +302,12 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 ///     3.06 M; 16 times 3.27 to 3.39 M, mean 3.33 M.
 ///   - n = 11 (122,428) and n = 10 (12,107), twelve runs each: the same means within 4%
 ///     (107 k against 105 k; 11.4 k against 10.9 k).
+/// - With [`super::LEAVES_IN_FLIGHT`] leaves and equal times (a worker's slots' order), the
+///   proof number and the disproof number multiplied apart (2026-11-27): for 24 pairs of
+///   factors (pn 2 to 8, dn 1 to 8), Maker's 20 first moves in the left half of the n = 10
+///   board took 1.12 to 1.32 times one leaf's nodes (geometric mean over the 20 positions;
+///   1.18 with 4 and 4), no pair ahead of the others in a pattern; for 25 pairs (2 to 8
+///   each) the empty board at n = 12 took 500 k to 2.16 M nodes (538 k with 4 and 4).
 pub(super) const VIRTUAL_FACTOR: Number = 4;
 
 /// The grain of the recency stamps ([`Search::collapse`]): a node on the most-proving path gets

@@ -43,7 +43,13 @@ const SPINS: u32 = 4_000;
 /// in flight on two threads (its pieces computed by both) creates the direct search's nodes,
 /// but its next leaf waits for the whole expansion and back-up: two threads were then 1.33x
 /// (n = 12) and 1.22x (n = 13) faster than one (medians of 3 alternating rounds, 2026-11-27),
-/// against 1.51x and 1.58x with 4 in the same session.
+/// against 1.51x and 1.58x with 4 in the same session. A build with one leaf taken whose helper
+/// computes ahead the expansion of the leaf most-proving selection would take next if the taken
+/// one showed its virtual numbers (its nodes the direct search's; the next leaf had been
+/// computed ahead in 75% of the selections at n = 12) was no faster than 4 leaves in flight:
+/// medians of `--threads 1 2 --repeat 6` 1.21x and 1.36x against 1.37x and 1.43x, of
+/// `--workers 1 2 --repeat 5` 1.32x and 1.44x against 1.37x and 1.30x (n = 12, alternating
+/// invocations, 2026-11-27); its helper was idle about a quarter of its time.
 pub const LEAVES_IN_FLIGHT: usize = 4;
 
 /// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`],

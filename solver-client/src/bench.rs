@@ -428,14 +428,28 @@ fn print_interleaved(n: u32, k: u32, ratios: &[f64]) {
     if ratios.is_empty() {
         return;
     }
-    let list: Vec<String> = ratios.iter().map(|x| format!("{x:.2}x")).collect();
     let tails = ratios.iter().filter(|&&x| x >= 1.5).count();
     outln!(
-        "{n:>3}  {k} interleaved, nodes vs direct: {}; median {:.2}x; {tails} of {} at 1.5x or more",
-        list.join(" "),
-        median(ratios.to_vec()),
+        "{n:>3}  {k} interleaved, nodes vs direct: {}; median {}; {tails} of {} at 1.5x or more",
+        times_list(ratios),
+        times(median(ratios.to_vec())),
         ratios.len()
     );
+}
+
+/// A ratio as the bench prints it (`1.23x`), or `-` where it has no value: 0 against 0, as the
+/// nodes of a position decided at submit, which no worker searches.
+fn times(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.2}x")
+    } else {
+        "-".to_owned()
+    }
+}
+
+/// Ratios ([`times`]) separated by spaces.
+fn times_list(xs: &[f64]) -> String {
+    xs.iter().map(|&x| times(x)).collect::<Vec<_>>().join(" ")
 }
 
 /// The median of `values` (not empty).
@@ -460,14 +474,14 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
     ks.sort_unstable();
     ks.dedup();
     for k in ks {
-        let list: Vec<String> = ceilings
+        let list: Vec<f64> = ceilings
             .iter()
             .filter(|&&(c, _)| c == k)
-            .map(|(_, x)| format!("{x:.2}x"))
+            .map(|&(_, x)| x)
             .collect();
         outln!(
             "{n:>3}  {k} apart vs direct: {} (nodes per second of {k} searches sharing nothing)",
-            list.join(" ")
+            times_list(&list)
         );
     }
     for kind in ["thread", "worker"] {
@@ -496,21 +510,15 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
             let ratios = |f: &dyn Fn(&Timed, &Timed) -> f64| -> Vec<f64> {
                 pairs.iter().map(|&(r, base)| f(r, base)).collect()
             };
-            let list = |xs: &[f64]| {
-                xs.iter()
-                    .map(|x| format!("{x:.2}x"))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            };
             let speedups = ratios(&|r, base| base.wall / r.wall);
             outln!(
-                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {:.2}x; nodes/s {}; nodes {}",
-                list(&speedups),
-                median(speedups.clone()),
-                list(&ratios(
+                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {}; nodes/s {}; nodes {}",
+                times_list(&speedups),
+                times(median(speedups.clone())),
+                times_list(&ratios(
                     &|r, base| (r.nodes as f64 / r.wall) / (base.nodes as f64 / base.wall)
                 )),
-                list(&ratios(&|r, base| r.nodes as f64 / base.nodes as f64)),
+                times_list(&ratios(&|r, base| r.nodes as f64 / base.nodes as f64)),
             );
         }
     }

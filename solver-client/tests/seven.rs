@@ -267,3 +267,42 @@ fn bench_interleaved_runs_are_reproducible() {
         "{first}"
     );
 }
+
+/// The distributed bench: one embedded coordinator and worker per run, each with the direct
+/// run's verdict. At n = 5 the coordinator decides the empty board at submit, so no worker
+/// searches a node: the ratios of nothing to nothing print as `-`, not as `NaNx`.
+#[test]
+fn bench_with_workers_prints_no_ratio_of_nothing() {
+    let o = solver(&[
+        "seven",
+        "bench",
+        "--cols",
+        "5",
+        "--workers",
+        "1",
+        "2",
+        "--repeat",
+        "2",
+    ]);
+    assert!(o.status.success());
+    let text = stdout(&o);
+    for run in ["1 worker", "2 workers"] {
+        let rows: Vec<Vec<&str>> = text
+            .lines()
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>())
+            .filter(|w| w.join(" ").starts_with(&format!("{run} maker ")))
+            .collect();
+        assert_eq!(rows.len(), 2, "two {run:?} rows in:\n{text}");
+        assert!(
+            rows.iter().all(|w| w[3] == "0"),
+            "no node searched:\n{text}"
+        );
+    }
+    let prefix = "  5  2 workers vs 1 (each against its round's): ";
+    let line = text
+        .lines()
+        .find_map(|l| l.strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("a speed-up line in:\n{text}"));
+    let (_, rest) = line.split_once("; median ").expect("a median");
+    assert!(rest.ends_with("; nodes/s - -; nodes - -"), "{text}");
+}

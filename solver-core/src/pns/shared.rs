@@ -49,7 +49,8 @@ const SPINS: u32 = 4_000;
 /// computed ahead in 75% of the selections at n = 12) was no faster than 4 leaves in flight:
 /// medians of `--threads 1 2 --repeat 6` 1.21x and 1.36x against 1.37x and 1.43x, of
 /// `--workers 1 2 --repeat 5` 1.32x and 1.44x against 1.37x and 1.30x (n = 12, alternating
-/// invocations, 2026-11-27); its helper was idle about a quarter of its time.
+/// invocations, 2026-11-27). Its two threads spent 2.26 s on pieces where one thread spends
+/// 1.69 s (the guesses not taken, and slower pieces), and its helper spun 8% to 13% of the time.
 pub const LEAVES_IN_FLIGHT: usize = 4;
 
 /// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`],

@@ -33,8 +33,13 @@ pub const MAX_LEASE: Duration = Duration::from_secs(600);
 /// `Solver` requests), in bytes.
 pub const MAX_NAME_LEN: usize = 128;
 
-/// Checks a worker name or a request id: at most [`MAX_NAME_LEN`] printable ASCII characters
-/// (space included), and at least one unless `allow_empty` (a request id may be empty). The
+/// Whether `c` may be in a worker name or a request id: printable ASCII, space included.
+pub fn is_name_char(c: char) -> bool {
+    matches!(c, ' '..='~')
+}
+
+/// Checks a worker name or a request id: at most [`MAX_NAME_LEN`] characters, each
+/// [`is_name_char`], and at least one unless `allow_empty` (a request id may be empty). The
 /// error is the rule, to follow the field's name.
 ///
 /// # Errors
@@ -42,7 +47,7 @@ pub const MAX_NAME_LEN: usize = 128;
 pub fn check_name(value: &str, allow_empty: bool) -> Result<(), String> {
     let ok = (allow_empty || !value.is_empty())
         && value.len() <= MAX_NAME_LEN
-        && value.bytes().all(|b| (0x20..0x7f).contains(&b));
+        && value.chars().all(is_name_char);
     if ok {
         Ok(())
     } else {

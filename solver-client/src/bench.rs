@@ -437,8 +437,8 @@ fn print_interleaved(n: u32, k: u32, ratios: &[f64]) {
     );
 }
 
-/// A ratio as the bench prints it (`1.23x`), or `-` where it has no value: 0 against 0, as the
-/// nodes of a position decided at submit, which no worker searches.
+/// A ratio as the bench prints it (`1.23x`), or `-` where it has no value (anything against
+/// 0): the nodes of a position decided at submit, which no worker searches, are 0 against 0.
 fn times(x: f64) -> String {
     if x.is_finite() {
         format!("{x:.2}x")

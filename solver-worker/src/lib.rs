@@ -155,17 +155,17 @@ impl Config {
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
     }
 
-    /// The worker's name: `--name`, or the host name (its printable ASCII characters, at most
-    /// 100) and the process id, within the coordinator's rule
-    /// ([`solver_proto::work::check_name`]).
+    /// The worker's name: `--name`, or the host name (its characters that a name may have, as
+    /// many as leave room for `-` and a `u32` process id) and the process id, within the
+    /// coordinator's rule ([`solver_proto::work::check_name`]).
     pub fn worker_name(&self) -> String {
         self.name.clone().unwrap_or_else(|| {
             let host: String = std::fs::read_to_string("/proc/sys/kernel/hostname")
                 .unwrap_or_default()
                 .trim()
                 .chars()
-                .filter(|c| matches!(c, ' '..='~'))
-                .take(100)
+                .filter(|&c| solver_proto::work::is_name_char(c))
+                .take(solver_proto::work::MAX_NAME_LEN - "-4294967295".len())
                 .collect();
             let host = if host.is_empty() { "worker" } else { &host };
             format!("{host}-{}", std::process::id())

@@ -56,9 +56,10 @@ pub struct SevenBenchArgs {
     /// on the seed), so one run is one draw. The runs go in rounds, each running every K once
     /// (`--workers 1 2 --repeat 3`: 1, 2, 1, 2, 1, 2), and each K-thread run is compared with
     /// the one-thread run of its round, so that the machine's slow spells fall on both alike.
-    /// Each K > 1 of them also gets this many "K apart" rows first: K direct searches at once,
-    /// sharing nothing (K tables in memory), whose summed speed is the most nodes per second K
-    /// threads reach on this machine now.
+    /// Each round starts with a "K apart" row for each K > 1 of them: K direct searches at
+    /// once, sharing nothing (K tables in memory), whose summed speed is the most nodes per
+    /// second K threads reach on this machine now; each K-thread run's nodes per second is
+    /// also compared with its round's.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
@@ -282,13 +283,8 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             mib(rss)
         );
         // Round r runs each K once, in the order given, so that the machine's drift through
-        // the invocation meets every K alike (a round's runs are compared with each other).
-        let rounds = |ks: &[u32]| {
-            (0..args.repeat)
-                .flat_map(|round| ks.iter().map(move |&k| (round, k)))
-                .collect::<Vec<_>>()
-        };
-        let mut runs: Vec<Timed> = Vec::new();
+        // the invocation meets every K alike (a round's runs are compared with each other):
+        // first K apart for each K > 1, then each --threads K, then each --workers K.
         let mut parallel: Vec<u32> = args
             .threads
             .iter()
@@ -298,53 +294,87 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             .collect();
         parallel.sort_unstable();
         parallel.dedup();
-        let mut ceilings: Vec<(u32, f64)> = Vec::new();
-        for (_, k) in rounds(&parallel) {
-            let (d, l) = (disabled.clone(), limits.clone());
-            let (reports, wall) =
-                tokio::task::spawn_blocking(move || independent_solves(pos, &d, k, &l)).await??;
-            let nodes: u64 = reports.iter().map(|r| r.stats.nodes_created).sum();
-            let winner = if reports.iter().all(|x| x.outcome == r.outcome) {
-                verdict(r.outcome)
-            } else {
-                "differs"
-            };
-            // Each search's speed against the direct run's, from its own time.
-            let speed: f64 = reports
-                .iter()
-                .map(|x| secs / x.stats.elapsed.as_secs_f64())
-                .sum();
-            ceilings.push((k, speed));
-            outln!(
-                "{n:>3}  {:<10}  {winner:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>9}",
-                format!("{k} apart"),
-                nodes as f64 / wall,
-                "-",
-                "-",
-                "-",
-            );
-        }
-        for (round, k) in rounds(&args.threads) {
-            reset_peak_rss();
-            let (d, l) = (disabled.clone(), limits.clone());
-            let (outcome, nodes, wall) =
-                tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
-            runs.push(Timed {
-                kind: "thread",
-                round,
-                k,
-                wall,
-                nodes,
-            });
-            outln!(
-                "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
-                format!("{k} thread{}", if k == 1 { "" } else { "s" }),
-                verdict(outcome),
-                nodes as f64 / wall,
-                "-",
-                mib(peak_rss()),
-                wall / secs,
-            );
+        let mut runs: Vec<Timed> = Vec::new();
+        for round in 0..args.repeat {
+            for &k in &parallel {
+                let (d, l) = (disabled.clone(), limits.clone());
+                let (reports, wall) =
+                    tokio::task::spawn_blocking(move || independent_solves(pos, &d, k, &l))
+                        .await??;
+                let nodes: u64 = reports.iter().map(|r| r.stats.nodes_created).sum();
+                let winner = if reports.iter().all(|x| x.outcome == r.outcome) {
+                    verdict(r.outcome)
+                } else {
+                    "differs"
+                };
+                // Each search's speed from its own time, summed.
+                let rate = reports
+                    .iter()
+                    .map(|x| x.stats.nodes_created as f64 / x.stats.elapsed.as_secs_f64())
+                    .sum();
+                runs.push(Timed {
+                    kind: "apart",
+                    round,
+                    k,
+                    wall,
+                    nodes,
+                    rate,
+                });
+                outln!(
+                    "{n:>3}  {:<10}  {winner:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>9}",
+                    format!("{k} apart"),
+                    nodes as f64 / wall,
+                    "-",
+                    "-",
+                    "-",
+                );
+            }
+            for &k in &args.threads {
+                reset_peak_rss();
+                let (d, l) = (disabled.clone(), limits.clone());
+                let (outcome, nodes, wall) =
+                    tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
+                runs.push(Timed::new("thread", round, k, wall, nodes));
+                outln!(
+                    "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
+                    format!("{k} thread{}", if k == 1 { "" } else { "s" }),
+                    verdict(outcome),
+                    nodes as f64 / wall,
+                    "-",
+                    mib(peak_rss()),
+                    wall / secs,
+                );
+            }
+            for &k in &args.workers {
+                let dir = tempfile::tempdir()?;
+                reset_peak_rss();
+                let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
+                let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
+                let start = Instant::now();
+                let solved = solve_on(
+                    &crate::problems::ServerArgs::local(&embedded.url),
+                    spec,
+                    false,
+                )
+                .await;
+                let wall = start.elapsed().as_secs_f64();
+                embedded.stop().await?;
+                let (_, p) = solved?;
+                let pr = p.progress.unwrap_or_default();
+                runs.push(Timed::new("worker", round, k, wall, pr.worker_nodes));
+                let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
+                outln!(
+                    "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
+                    format!("{k} worker{}", if k == 1 { "" } else { "s" }),
+                    pr.worker_nodes,
+                    pr.worker_nodes as f64 / wall,
+                    "-",
+                    mib(peak_rss()),
+                    wall / secs,
+                    pr.jobs_done,
+                    pr.dag_nodes
+                );
+            }
         }
         for &k in &args.interleaved {
             let mut ratios = Vec::new();
@@ -369,56 +399,36 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             }
             print_interleaved(n, k, &ratios);
         }
-        for (round, k) in rounds(&args.workers) {
-            let dir = tempfile::tempdir()?;
-            reset_peak_rss();
-            let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
-            let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
-            let start = Instant::now();
-            let solved = solve_on(
-                &crate::problems::ServerArgs::local(&embedded.url),
-                spec,
-                false,
-            )
-            .await;
-            let wall = start.elapsed().as_secs_f64();
-            embedded.stop().await?;
-            let (_, p) = solved?;
-            let pr = p.progress.unwrap_or_default();
-            runs.push(Timed {
-                kind: "worker",
-                round,
-                k,
-                wall,
-                nodes: pr.worker_nodes,
-            });
-            let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
-            outln!(
-                "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
-                format!("{k} worker{}", if k == 1 { "" } else { "s" }),
-                pr.worker_nodes,
-                pr.worker_nodes as f64 / wall,
-                "-",
-                mib(peak_rss()),
-                wall / secs,
-                pr.jobs_done,
-                pr.dag_nodes
-            );
-        }
-        print_speedups(n, &runs, &ceilings);
+        print_speedups(n, r.stats.nodes_created as f64 / secs, &runs);
     }
     outln!("signature: {signature} (direct nodes created, summed over n)");
     Ok(())
 }
 
-/// One run of a kind (`"thread"` or `"worker"`) with `k` threads or slots in round `round`
-/// (0-based, see `--repeat`): wall time in seconds and nodes created.
+/// One run of a kind (`"apart"`, `"thread"` or `"worker"`) with `k` searches, threads or slots
+/// in round `round` (0-based, see `--repeat`): wall time in seconds, nodes created, and nodes
+/// per second (K apart: the K searches' speeds, each from its own time, summed).
 struct Timed {
     kind: &'static str,
     round: u32,
     k: u32,
     wall: f64,
     nodes: u64,
+    rate: f64,
+}
+
+impl Timed {
+    /// A run whose speed is its nodes over its wall time.
+    fn new(kind: &'static str, round: u32, k: u32, wall: f64, nodes: u64) -> Self {
+        Self {
+            kind,
+            round,
+            k,
+            wall,
+            nodes,
+            rate: nodes as f64 / wall,
+        }
+    }
 }
 
 /// Prints the nodes of the interleaved runs with `k` threads of this n against the direct
@@ -452,8 +462,11 @@ fn times_list(xs: &[f64]) -> String {
     xs.iter().map(|&x| times(x)).collect::<Vec<_>>().join(" ")
 }
 
-/// The median of `values` (not empty).
+/// The median of `values`, NaN (printed `-`) for none.
 fn median(mut values: Vec<f64>) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
     values.sort_by(f64::total_cmp);
     let mid = values.len() / 2;
     if values.len() % 2 == 1 {
@@ -463,21 +476,28 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-/// Prints, for each K > 1 of `ceilings` (K, the summed speed of K direct runs at once, each
-/// against the direct run's, from the "K apart" rows), what K threads sharing nothing gave in
-/// this run; then, for each kind of run (threads, workers) with one-thread (one-slot) rows,
-/// how many times faster each K-thread (K-slot) run was than the one-thread run of its round,
-/// and the median of those speed-ups, then how its nodes per second and its node count compare
-/// with that run's: the speed-up is the first ratio divided by the second.
-fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
-    let mut ks: Vec<u32> = ceilings.iter().map(|&(k, _)| k).collect();
-    ks.sort_unstable();
-    ks.dedup();
-    for k in ks {
-        let list: Vec<f64> = ceilings
-            .iter()
-            .filter(|&&(c, _)| c == k)
-            .map(|&(_, x)| x)
+/// Prints, for each K of the "K apart" runs in `runs`, their speeds (nodes per second, summed
+/// over the K searches) against the direct run's (`direct`, nodes per second): what K threads
+/// sharing nothing gave in this run; then, for each kind of run (threads, workers) with
+/// one-thread (one-slot) rows, how many times faster each K-thread (K-slot) run was than the
+/// one-thread run of its round, and the median of those speed-ups, then how its nodes per
+/// second and its node count compare with that run's (the speed-up is the first ratio divided
+/// by the second), and its nodes per second against those of its round's K apart run, with
+/// their median: the share of the machine's K threads the run turned into nodes.
+fn print_speedups(n: u32, direct: f64, runs: &[Timed]) {
+    let of = |kind: &'static str| runs.iter().filter(move |r| r.kind == kind);
+    let ks = |kind: &'static str| {
+        let mut ks: Vec<u32> = of(kind).map(|r| r.k).filter(|&k| k > 1).collect();
+        ks.sort_unstable();
+        ks.dedup();
+        ks
+    };
+    let find =
+        |kind: &'static str, k: u32, round: u32| of(kind).find(|r| r.k == k && r.round == round);
+    for k in ks("apart") {
+        let list: Vec<f64> = of("apart")
+            .filter(|r| r.k == k)
+            .map(|r| r.rate / direct)
             .collect();
         outln!(
             "{n:>3}  {k} apart vs direct: {} (nodes per second of {k} searches sharing nothing)",
@@ -485,24 +505,12 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
         );
     }
     for kind in ["thread", "worker"] {
-        let one = |round: u32| {
-            runs.iter()
-                .find(|r| r.kind == kind && r.k == 1 && r.round == round)
-        };
-        let mut ks: Vec<u32> = runs
-            .iter()
-            .filter(|r| r.kind == kind && r.k > 1)
-            .map(|r| r.k)
-            .collect();
-        ks.sort_unstable();
-        ks.dedup();
-        for k in ks {
+        for k in ks(kind) {
             // Each K-thread run with the (first) one-thread run of its round: every round runs
             // each K of the list.
-            let pairs: Vec<(&Timed, &Timed)> = runs
-                .iter()
-                .filter(|r| r.kind == kind && r.k == k)
-                .filter_map(|r| Some((r, one(r.round)?)))
+            let pairs: Vec<(&Timed, &Timed)> = of(kind)
+                .filter(|r| r.k == k)
+                .filter_map(|r| Some((r, find(kind, 1, r.round)?)))
                 .collect();
             if pairs.is_empty() {
                 continue;
@@ -511,14 +519,18 @@ fn print_speedups(n: u32, runs: &[Timed], ceilings: &[(u32, f64)]) {
                 pairs.iter().map(|&(r, base)| f(r, base)).collect()
             };
             let speedups = ratios(&|r, base| base.wall / r.wall);
+            let shares: Vec<f64> = pairs
+                .iter()
+                .filter_map(|&(r, _)| Some(r.rate / find("apart", k, r.round)?.rate))
+                .collect();
             outln!(
-                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {}; nodes/s {}; nodes {}",
+                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {}; nodes/s {}; nodes {}; nodes/s vs {k} apart's {}, median {}",
                 times_list(&speedups),
                 times(median(speedups.clone())),
-                times_list(&ratios(
-                    &|r, base| (r.nodes as f64 / r.wall) / (base.nodes as f64 / base.wall)
-                )),
+                times_list(&ratios(&|r, base| r.rate / base.rate)),
                 times_list(&ratios(&|r, base| r.nodes as f64 / base.nodes as f64)),
+                times_list(&shares),
+                times(median(shares.clone())),
             );
         }
     }

@@ -150,8 +150,9 @@ fn bad_input_exits_2_with_a_message() {
 
 /// The bench with two and three threads also runs two and three direct searches apart (the
 /// machine's own figure for that many cores) and every shared-search run, each with the
-/// direct run's verdict; with `--repeat 2` it runs them in two rounds, 1, 2 and 3 threads
-/// each, and compares each run of two or three threads with its round's one-thread run.
+/// direct run's verdict; with `--repeat 2` it runs them in two rounds, each 2 and 3 apart,
+/// then 1, 2 and 3 threads, and compares each run of two or three threads with its round's
+/// one-thread run and its nodes per second with its round's run apart.
 #[test]
 fn bench_with_threads_measures_searches_apart() {
     let o = solver(&[
@@ -185,13 +186,16 @@ fn bench_with_threads_measures_searches_apart() {
     ] {
         assert_eq!(rows(run).len(), 2, "two {run:?} rows in:\n{text}");
     }
-    let order: Vec<&str> = text
+    let order: Vec<String> = text
         .lines()
         .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| w.len() > 3 && w[2].starts_with("thread") && w[3] == "maker")
-        .map(|w| w[1])
+        .filter(|w| {
+            w.len() > 3 && ["apart", "thread", "threads"].contains(&w[2]) && w[3] == "maker"
+        })
+        .map(|w| format!("{} {}", w[1], w[2]))
         .collect();
-    assert_eq!(order, ["1", "2", "3", "1", "2", "3"], "rounds:\n{text}");
+    let round = ["2 apart", "3 apart", "1 thread", "2 threads", "3 threads"];
+    assert_eq!(order, [round, round].concat(), "rounds:\n{text}");
     let nodes = |run: &str, at: usize| -> u64 { rows(run)[0][at].parse().expect("nodes") };
     assert_eq!(
         nodes("2 apart", 3),
@@ -219,6 +223,20 @@ fn bench_with_threads_measures_searches_apart() {
             rest.contains("; nodes/s ") && rest.contains("; nodes "),
             "{text}"
         );
+        // Each run's nodes per second against its round's K apart, and their median.
+        let (_, shares) = rest
+            .split_once(&format!("; nodes/s vs {k} apart's "))
+            .expect("a share of K apart's speed");
+        let (list, median) = shares.split_once(", median ").expect("a median");
+        assert_eq!(list.split(' ').count(), 2, "one share per round:\n{text}");
+        for x in list.split(' ').chain([median]) {
+            let x: f64 = x
+                .strip_suffix('x')
+                .expect("a ratio")
+                .parse()
+                .expect("a number");
+            assert!(x > 0.0, "{text}");
+        }
     }
 }
 
@@ -270,7 +288,8 @@ fn bench_interleaved_runs_are_reproducible() {
 
 /// The distributed bench: one embedded coordinator and worker per run, each with the direct
 /// run's verdict. At n = 5 the coordinator decides the empty board at submit, so no worker
-/// searches a node: the ratios of nothing to nothing print as `-`, not as `NaNx`.
+/// searches a node: the ratios of nothing to nothing print as `-`, not as `NaNx`, and nothing
+/// against the runs apart as `0.00x`.
 #[test]
 fn bench_with_workers_prints_no_ratio_of_nothing() {
     let o = solver(&[
@@ -304,5 +323,8 @@ fn bench_with_workers_prints_no_ratio_of_nothing() {
         .find_map(|l| l.strip_prefix(prefix))
         .unwrap_or_else(|| panic!("a speed-up line in:\n{text}"));
     let (_, rest) = line.split_once("; median ").expect("a median");
-    assert!(rest.ends_with("; nodes/s - -; nodes - -"), "{text}");
+    assert!(
+        rest.ends_with("; nodes/s - -; nodes - -; nodes/s vs 2 apart's 0.00x 0.00x, median 0.00x"),
+        "{text}"
+    );
 }

@@ -54,12 +54,12 @@ pub struct SevenBenchArgs {
     /// Run each --threads and --workers row this many times, and each --interleaved K > 1 with
     /// this many seeds: searches with several threads depend on their timing (or, interleaved,
     /// on the seed), so one run is one draw. The runs go in rounds, each running every K once
-    /// (`--workers 1 2 --repeat 3`: 1, 2, 1, 2, 1, 2), and each K-thread run is compared with
-    /// the one-thread run of its round, so that the machine's slow spells fall on both alike.
-    /// Each round starts with a "K apart" row for each K > 1 of them: K direct searches at
-    /// once, sharing nothing (K tables in memory), whose summed speed is the most nodes per
-    /// second K threads reach on this machine now; each K-thread run's nodes per second is
-    /// also compared with its round's.
+    /// (`--workers 1 2 --repeat 3`: 2 apart, 1, 2 in each round), and each K-thread run is
+    /// compared with the one-thread run of its round, so that the machine's slow spells fall
+    /// on both alike. Each round starts with a "K apart" row for each K > 1 of them: K direct
+    /// searches at once, sharing nothing (K tables in memory), whose summed speed is the most
+    /// nodes per second K threads reach on this machine now; each K-thread (K-slot) run's nodes
+    /// per second is also compared with that summed speed of its round's K apart row.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
@@ -307,23 +307,18 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 } else {
                     "differs"
                 };
-                // Each search's speed from its own time, summed.
-                let rate = reports
+                // Each search's speed from its own time, summed (its row's nodes/s).
+                let rate: f64 = reports
                     .iter()
                     .map(|x| x.stats.nodes_created as f64 / x.stats.elapsed.as_secs_f64())
                     .sum();
                 runs.push(Timed {
-                    kind: "apart",
-                    round,
-                    k,
-                    wall,
-                    nodes,
                     rate,
+                    ..Timed::new("apart", round, k, wall, nodes)
                 });
                 outln!(
-                    "{n:>3}  {:<10}  {winner:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>9}",
+                    "{n:>3}  {:<10}  {winner:<8}  {nodes:>12}  {wall:>8.2} s  {rate:>11.0}  {:>10}  {:>10}  {:>9}",
                     format!("{k} apart"),
-                    nodes as f64 / wall,
                     "-",
                     "-",
                     "-",

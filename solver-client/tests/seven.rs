@@ -148,6 +148,18 @@ fn bad_input_exits_2_with_a_message() {
     }
 }
 
+/// Asserts that the bench's rows of K apart, threads or workers in `text` (those that name
+/// their K before the winner, Maker) ran as two rounds of `round` ("2 apart", "1 thread", ...).
+fn assert_rounds(text: &str, round: &[&str]) {
+    let order: Vec<String> = text
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>())
+        .filter(|w| w.len() > 3 && w[3] == "maker")
+        .map(|w| format!("{} {}", w[1], w[2]))
+        .collect();
+    assert_eq!(order, [round, round].concat(), "rounds:\n{text}");
+}
+
 /// The bench with two and three threads also runs two and three direct searches apart (the
 /// machine's own figure for that many cores) and every shared-search run, each with the
 /// direct run's verdict; with `--repeat 2` it runs them in two rounds, each 2 and 3 apart,
@@ -186,16 +198,10 @@ fn bench_with_threads_measures_searches_apart() {
     ] {
         assert_eq!(rows(run).len(), 2, "two {run:?} rows in:\n{text}");
     }
-    let order: Vec<String> = text
-        .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>())
-        .filter(|w| {
-            w.len() > 3 && ["apart", "thread", "threads"].contains(&w[2]) && w[3] == "maker"
-        })
-        .map(|w| format!("{} {}", w[1], w[2]))
-        .collect();
-    let round = ["2 apart", "3 apart", "1 thread", "2 threads", "3 threads"];
-    assert_eq!(order, [round, round].concat(), "rounds:\n{text}");
+    assert_rounds(
+        &text,
+        &["2 apart", "3 apart", "1 thread", "2 threads", "3 threads"],
+    );
     let nodes = |run: &str, at: usize| -> u64 { rows(run)[0][at].parse().expect("nodes") };
     assert_eq!(
         nodes("2 apart", 3),
@@ -223,20 +229,35 @@ fn bench_with_threads_measures_searches_apart() {
             rest.contains("; nodes/s ") && rest.contains("; nodes "),
             "{text}"
         );
-        // Each run's nodes per second against its round's K apart, and their median.
+        // Each run's nodes per second against its round's K apart (the rows' nodes/s, the
+        // apart row's summed over its searches), and their median.
         let (_, shares) = rest
             .split_once(&format!("; nodes/s vs {k} apart's "))
             .expect("a share of K apart's speed");
         let (list, median) = shares.split_once(", median ").expect("a median");
-        assert_eq!(list.split(' ').count(), 2, "one share per round:\n{text}");
-        for x in list.split(' ').chain([median]) {
-            let x: f64 = x
-                .strip_suffix('x')
+        let ratio = |x: &str| -> f64 {
+            x.strip_suffix('x')
                 .expect("a ratio")
                 .parse()
-                .expect("a number");
-            assert!(x > 0.0, "{text}");
+                .expect("a number")
+        };
+        let list: Vec<f64> = list.split(' ').map(ratio).collect();
+        assert_eq!(list.len(), 2, "one share per round:\n{text}");
+        let rate =
+            |run: &str, round: usize| -> f64 { rows(run)[round][6].parse().expect("nodes/s") };
+        for (round, &share) in list.iter().enumerate() {
+            let expected = rate(&format!("{k} threads maker"), round)
+                / rate(&format!("{k} apart maker"), round);
+            assert!(
+                (share - expected).abs() < 0.006,
+                "round {round}: {share} against {expected}:\n{text}"
+            );
         }
+        let (lo, hi) = (list[0].min(list[1]), list[0].max(list[1]));
+        assert!(
+            (ratio(median) - (lo + hi) / 2.0).abs() < 0.006,
+            "the median of two:\n{text}"
+        );
     }
 }
 
@@ -287,7 +308,7 @@ fn bench_interleaved_runs_are_reproducible() {
 }
 
 /// The distributed bench: one embedded coordinator and worker per run, each with the direct
-/// run's verdict. At n = 5 the coordinator decides the empty board at submit, so no worker
+/// run's verdict, in rounds of 2 apart, 1 and 2 slots. At n = 5 the coordinator decides the empty board at submit, so no worker
 /// searches a node: the ratios of nothing to nothing print as `-`, not as `NaNx`, and nothing
 /// against the runs apart as `0.00x`.
 #[test]
@@ -305,6 +326,7 @@ fn bench_with_workers_prints_no_ratio_of_nothing() {
     ]);
     assert!(o.status.success());
     let text = stdout(&o);
+    assert_rounds(&text, &["2 apart", "1 worker", "2 workers"]);
     for run in ["1 worker", "2 workers"] {
         let rows: Vec<Vec<&str>> = text
             .lines()

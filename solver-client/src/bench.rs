@@ -329,16 +329,17 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 let (d, l) = (disabled.clone(), limits.clone());
                 let (outcome, nodes, wall) =
                     tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
-                runs.push(Timed::new("thread", round, k, wall, nodes));
+                let run = Timed::new("thread", round, k, wall, nodes);
                 outln!(
                     "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
                     format!("{k} thread{}", if k == 1 { "" } else { "s" }),
                     verdict(outcome),
-                    nodes as f64 / wall,
+                    run.rate,
                     "-",
                     mib(peak_rss()),
                     wall / secs,
                 );
+                runs.push(run);
             }
             for &k in &args.workers {
                 let dir = tempfile::tempdir()?;
@@ -356,19 +357,20 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 embedded.stop().await?;
                 let (_, p) = solved?;
                 let pr = p.progress.unwrap_or_default();
-                runs.push(Timed::new("worker", round, k, wall, pr.worker_nodes));
+                let run = Timed::new("worker", round, k, wall, pr.worker_nodes);
                 let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
                 outln!(
                     "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
                     format!("{k} worker{}", if k == 1 { "" } else { "s" }),
                     pr.worker_nodes,
-                    pr.worker_nodes as f64 / wall,
+                    run.rate,
                     "-",
                     mib(peak_rss()),
                     wall / secs,
                     pr.jobs_done,
                     pr.dag_nodes
                 );
+                runs.push(run);
             }
         }
         for &k in &args.interleaved {

@@ -308,9 +308,9 @@ fn bench_interleaved_runs_are_reproducible() {
 }
 
 /// The distributed bench: one embedded coordinator and worker per run, each with the direct
-/// run's verdict, in rounds of 2 apart, 1 and 2 slots. At n = 5 the coordinator decides the empty board at submit, so no worker
-/// searches a node: the ratios of nothing to nothing print as `-`, not as `NaNx`, and nothing
-/// against the runs apart as `0.00x`.
+/// run's verdict, in rounds of 2 apart, 1 and 2 slots. At n = 5 the coordinator decides the
+/// empty board at submit, so no worker searches a node: the ratios of nothing to nothing print
+/// as `-`, not as `NaNx`, and nothing against the runs apart as `0.00x`.
 #[test]
 fn bench_with_workers_prints_no_ratio_of_nothing() {
     let o = solver(&[

@@ -282,8 +282,7 @@ pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 /// harder both to prove and to disprove than it looks: going down from the root, at the
 /// first node, OR or AND, where the inflated numbers make another child better. After Kaneko's
 /// virtual proof numbers for parallel df-pn (AAAI 2010). Measured with two threads
-/// (`solver seven bench --threads 2 --repeat R`; README, "Distributed solve against the
-/// engine"):
+/// (`solver seven bench --threads 2 --repeat R`):
 /// - Without virtual numbers (a taken leaf passed by for the nearest alternative), (4, 12, 7^tr)
 ///   took 610 to 810 k nodes, where one thread creates 486,316. The proof number alone was
 ///   worse than both at n = 13 (3.4 to 3.6 M nodes, against 3.0 to 3.3 M), the disproof

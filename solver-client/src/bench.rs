@@ -332,7 +332,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 let run = Timed::new("thread", round, k, wall, nodes);
                 outln!(
                     "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
-                    format!("{k} thread{}", if k == 1 { "" } else { "s" }),
+                    counted(k, "thread"),
                     verdict(outcome),
                     run.rate,
                     "-",
@@ -361,7 +361,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
                 outln!(
                     "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
-                    format!("{k} worker{}", if k == 1 { "" } else { "s" }),
+                    counted(k, "worker"),
                     pr.worker_nodes,
                     run.rate,
                     "-",
@@ -457,6 +457,11 @@ fn times(x: f64) -> String {
 /// Ratios ([`times`]) separated by spaces.
 fn times_list(xs: &[f64]) -> String {
     xs.iter().map(|&x| times(x)).collect::<Vec<_>>().join(" ")
+}
+
+/// `k` and `what`, plural past one: a row's name ("1 thread", "2 workers").
+fn counted(k: u32, what: &str) -> String {
+    format!("{k} {what}{}", if k == 1 { "" } else { "s" })
 }
 
 /// The median of `values`, NaN (printed `-`) for none.

@@ -16,9 +16,9 @@ use solver_proto::v1::solver_server::SolverServer;
 use solver_proto::v1::work_server::WorkServer;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
-use tokio_stream::wrappers::TcpListenerStream;
 use tokio_util::sync::CancellationToken;
 use tonic::service::interceptor::InterceptedService;
+use tonic::transport::server::TcpIncoming;
 use tonic_health::ServingStatus;
 use tracing::{error, info, info_span, warn};
 
@@ -214,7 +214,7 @@ pub async fn serve(
                 .max_decoding_message_size(MAX_MESSAGE_BYTES),
             worker_auth,
         ))
-        .serve_with_incoming_shutdown(TcpListenerStream::new(listener), draining);
+        .serve_with_incoming_shutdown(incoming(listener), draining);
     // Only now, with the store open and TLS read: a server that logged this serves.
     info!(%addr, "listening on {addr}");
     tokio::select! {
@@ -340,4 +340,37 @@ async fn set_all_not_serving(health: &tonic_health::server::HealthReporter) {
         .set_not_serving::<SolverServer<SolverService>>()
         .await;
     health.set_not_serving::<WorkServer<WorkService>>().await;
+}
+
+/// The connections `listener` accepts, with `TCP_NODELAY` set on each (as tonic sets it on
+/// the sockets it binds itself). Without it, Nagle's algorithm holds a small write (a lease,
+/// a report's acknowledgement, a watch message) until the peer acknowledges the previous
+/// one, which Linux delays by up to 40 ms: a problem solved in 5 ms took 45 ms to reach the
+/// client that submitted it.
+fn incoming(listener: TcpListener) -> TcpIncoming {
+    TcpIncoming::from(listener).with_nodelay(Some(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio_stream::StreamExt;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn accepted_connections_send_without_delay() {
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let addr = listener.local_addr().expect("address");
+        let mut accepted = incoming(listener);
+        let _client = tokio::net::TcpStream::connect(addr).await.expect("connect");
+        let stream = accepted
+            .next()
+            .await
+            .expect("a connection")
+            .expect("accepted");
+        assert!(
+            stream.nodelay().expect("TCP_NODELAY readable"),
+            "TCP_NODELAY on an accepted connection"
+        );
+    }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 use solver_core::games::seven::{Cols, Position, Side};
 use solver_proto::v1::{self, work_server::Work, work_server::WorkServer};
 use tokio_util::sync::CancellationToken;
+use tonic::transport::server::TcpIncoming;
 use tonic::{Request, Response, Status};
 
 /// Fails the first `failing_leases` lease requests (with `lease_error`, else `UNAVAILABLE`),
@@ -159,7 +160,7 @@ async fn run_until(
         tonic::transport::Server::builder()
             .add_service(WorkServer::from_arc(script))
             .serve_with_incoming_shutdown(
-                tokio_stream::wrappers::TcpListenerStream::new(listener),
+                TcpIncoming::from(listener).with_nodelay(Some(true)),
                 stop.cancelled_owned(),
             )
     });

@@ -689,7 +689,7 @@ impl<G: Game> Search<G> {
     /// positions. Computed from counts, without a scan; slots freed by
     /// [`Search::collect_garbage`] are not counted (they are reused before the vectors grow),
     /// nor is the allocator's share (the child lists' spare capacity and headers): a process's
-    /// peak RSS is 1.1 to 1.4 times this figure (the engine's bench, n = 12 and 13, README).
+    /// peak RSS was 1.0 to 1.4 times this figure (the engine's bench, n = 12 to 14, README).
     pub fn approx_bytes(&self) -> usize {
         let live = self.nodes.len() - self.free.len();
         live * Self::SLOT_BYTES

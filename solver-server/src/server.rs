@@ -346,8 +346,9 @@ async fn set_all_not_serving(health: &tonic_health::server::HealthReporter) {
 /// the sockets it binds itself). Without it, Nagle's algorithm holds a small write (a lease,
 /// a report's acknowledgement, a watch message) until the peer acknowledges the previous
 /// one, which Linux delays by up to 40 ms: a problem solved in 5 ms took 45 ms to reach the
-/// client that submitted it.
-fn incoming(listener: TcpListener) -> TcpIncoming {
+/// client that submitted it. [`serve`] accepts its connections so; a test server that serves
+/// the services on a listener of its own can too.
+pub fn incoming(listener: TcpListener) -> TcpIncoming {
     TcpIncoming::from(listener).with_nodelay(Some(true))
 }
 

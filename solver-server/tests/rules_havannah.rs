@@ -130,7 +130,7 @@ async fn over_loopback_grpc() {
     let server = tokio::spawn(
         tonic::transport::Server::builder()
             .add_service(RulesServer::new(RulesService::default()))
-            .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener)),
+            .serve_with_incoming(solver_server::server::incoming(listener)),
     );
     let mut client = RulesClient::connect(format!("http://{addr}"))
         .await

@@ -99,7 +99,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<()> {
         ));
     };
     let rows = read_board_file(file)?;
-    let layers = layers_of(&rows)?;
+    let layers = layers_of(&rows, file)?;
     let (row, col) = parse_move(mv)?;
     let req = CheckHavannahWinRequest {
         layers,
@@ -179,12 +179,14 @@ fn answer_json(a: &CheckHavannahWinResponse) -> Value {
     })
 }
 
+/// The rows of a `--board-file` (JSON rows, or one text line per row); errors name the flag
+/// and the file.
 fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| usage(format!("cannot read {}: {e}", path.display())))?;
+    let at = format!("--board-file {}", path.display());
+    let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{at}: {e}")))?;
     let rows: Vec<Vec<u32>> = if text.trim_start().starts_with('[') {
         serde_json::from_str(&text)
-            .map_err(|e| usage(format!("{}: not a JSON array of rows: {e}", path.display())))?
+            .map_err(|e| usage(format!("{at}: not a JSON array of rows: {e}")))?
     } else {
         text.lines()
             .filter(|l| !l.trim().is_empty())
@@ -193,7 +195,7 @@ fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
                     .filter(|t| !t.is_empty())
                     .map(|t| {
                         t.parse::<u32>()
-                            .map_err(|_| usage(format!("{}: bad entry {t:?}", path.display())))
+                            .map_err(|_| usage(format!("{at}: bad entry {t:?}")))
                     })
                     .collect()
             })
@@ -202,8 +204,7 @@ fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
     for (r, row) in rows.iter().enumerate() {
         if row.len() != rows.len() {
             return Err(usage(format!(
-                "{}: row {r} has {} entries, the board has {} rows (it must be square)",
-                path.display(),
+                "{at}: row {r} has {} entries, the board has {} rows (it must be square)",
                 row.len(),
                 rows.len()
             )));
@@ -212,12 +213,13 @@ fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
     Ok(rows)
 }
 
-/// Layers from the array size: `dim = 2 L - 1` must be odd.
-fn layers_of(rows: &[Vec<u32>]) -> anyhow::Result<u32> {
+/// Layers from the array size of the board read from `path`: `dim = 2 L - 1` must be odd.
+fn layers_of(rows: &[Vec<u32>], path: &Path) -> anyhow::Result<u32> {
     let dim = rows.len();
     if dim.is_multiple_of(2) {
         return Err(usage(format!(
-            "the board has {dim} rows: a Havannah array has 2L - 1 (odd) rows"
+            "--board-file {}: the board has {dim} rows: a Havannah array has 2L - 1 (odd) rows",
+            path.display()
         )));
     }
     Ok(dim.div_ceil(2) as u32)

@@ -104,6 +104,10 @@ fn bad_input_exits_2() {
     .expect("write");
     let even = dir.path().join("even.txt");
     std::fs::write(&even, "0 0\n0 0\n").expect("write");
+    let not_square = dir.path().join("not_square.json");
+    std::fs::write(&not_square, "[[0,0,0],[0,0],[3,0,3]]").expect("write");
+    let good = dir.path().join("good.txt");
+    std::fs::write(&good, "0 0 0\n0 0 0\n3 0 3\n").expect("write");
     for (args, what) in [
         (
             vec![
@@ -143,20 +147,33 @@ fn bad_input_exits_2() {
                 "--player",
                 "1",
             ],
-            "rows",
+            "--board-file",
         ),
         (
             vec![
                 "havannah",
                 "check",
                 "--board-file",
-                even.to_str().expect("path"),
+                not_square.to_str().expect("path"),
+                "--move",
+                "0,0",
+                "--player",
+                "1",
+            ],
+            "--board-file",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--board-file",
+                good.to_str().expect("path"),
                 "--move",
                 "zero",
                 "--player",
                 "1",
             ],
-            "",
+            "--move",
         ),
         (
             vec!["havannah", "playout", "--layers", "1", "--games", "1"],

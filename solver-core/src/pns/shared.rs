@@ -172,12 +172,13 @@ impl<G: Game> Shared<G> {
                 let Some(leaf) = s.select(root) else {
                     break;
                 };
-                s.take(leaf, show);
+                // Put up before the virtual numbers' back-up: helpers start on it meanwhile.
                 let work = Arc::new(Work::new(leaf, s.position(leaf)));
                 if self.in_flight > 1 {
                     self.pipeline.push(&work);
                 }
                 taken.works.push_back(work);
+                s.take(leaf, show);
             }
             s.refresh_hint(&mut hint);
             drop(s);

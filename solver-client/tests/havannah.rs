@@ -108,6 +108,20 @@ fn bad_input_exits_2() {
     std::fs::write(&not_square, "[[0,0,0],[0,0],[3,0,3]]").expect("write");
     let good = dir.path().join("good.txt");
     std::fs::write(&good, "0 0 0\n0 0 0\n3 0 3\n").expect("write");
+    /// `havannah check --board-file FILE --move MV --player 1`.
+    fn check_file<'a>(file: &'a std::path::Path, mv: &'a str) -> Vec<&'a str> {
+        let file = file.to_str().expect("path");
+        vec![
+            "havannah",
+            "check",
+            "--board-file",
+            file,
+            "--move",
+            mv,
+            "--player",
+            "1",
+        ]
+    }
     for (args, what) in [
         (
             vec![
@@ -136,45 +150,9 @@ fn bad_input_exits_2() {
             ],
             "move",
         ),
-        (
-            vec![
-                "havannah",
-                "check",
-                "--board-file",
-                even.to_str().expect("path"),
-                "--move",
-                "0,0",
-                "--player",
-                "1",
-            ],
-            "--board-file",
-        ),
-        (
-            vec![
-                "havannah",
-                "check",
-                "--board-file",
-                not_square.to_str().expect("path"),
-                "--move",
-                "0,0",
-                "--player",
-                "1",
-            ],
-            "--board-file",
-        ),
-        (
-            vec![
-                "havannah",
-                "check",
-                "--board-file",
-                good.to_str().expect("path"),
-                "--move",
-                "zero",
-                "--player",
-                "1",
-            ],
-            "--move",
-        ),
+        (check_file(&even, "0,0"), "--board-file"),
+        (check_file(&not_square, "0,0"), "--board-file"),
+        (check_file(&good, "zero"), "--move"),
         (
             vec!["havannah", "playout", "--layers", "1", "--games", "1"],
             "--layers",

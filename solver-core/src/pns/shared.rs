@@ -38,19 +38,20 @@ const SPINS: u32 = 4_000;
 /// many leaves and equal times, whichever thread computes what. On the empty board (nodes
 /// created, root included; a worker's report counts one fewer): 538,460 at n = 12 against one
 /// leaf's 486,316, 2,876,912 at n = 13 against 3,122,364. With 2 leaves 542,149 and 2,867,344;
-/// 3: 556,459 and 2,723,049; 6: 565,424 and 3,242,917; 8: 569,549 and 3,193,689. With 2, a
-/// worker's jobs took 8.6 M nodes at n = 13, against 2.2 M with 3 or 4. A build with one leaf
-/// in flight on two threads (its pieces computed by both) creates the direct search's nodes,
-/// but its next leaf waits for the whole expansion and back-up: two threads were then 1.33x
-/// (n = 12) and 1.22x (n = 13) faster than one (medians of 3 alternating rounds, 2026-11-27),
-/// against 1.51x and 1.58x with 4 in the same session. A build with one leaf taken whose helper
-/// computes ahead the expansion of the leaf most-proving selection would take next if the taken
-/// one showed its virtual numbers (its nodes the direct search's; the next leaf had been
-/// computed ahead in 75% of the selections at n = 12) was no faster than 4 leaves in flight:
-/// medians of `--threads 1 2 --repeat 6` 1.21x and 1.36x against 1.37x and 1.43x, of
-/// `--workers 1 2 --repeat 5` 1.32x and 1.44x against 1.37x and 1.30x (n = 12, alternating
-/// invocations, 2026-11-27). Its two threads spent 2.26 s on pieces where one thread spends
-/// 1.69 s (the guesses not taken, and slower pieces), and its helper spun 8% to 13% of the time.
+/// 3: 556,459 and 2,723,049; 5: 554,995 and 3,022,135; 6: 565,424 and 3,242,917; 8: 569,549 and
+/// 3,193,689. With 2, a worker's jobs took 8.6 M nodes at n = 13, against 2.2 M with 3 or 4. A
+/// build with one leaf in flight on two threads (its pieces computed by both) creates the
+/// direct search's nodes, but its next leaf waits for the whole expansion and back-up: two
+/// threads were then 1.33x (n = 12) and 1.22x (n = 13) faster than one (medians of 3
+/// alternating rounds, 2026-11-27), against 1.51x and 1.58x with 4 in the same session. A build
+/// with one leaf taken whose helper computes ahead the expansion of the leaf most-proving
+/// selection would take next if the taken one showed its virtual numbers (its nodes the direct
+/// search's; the next leaf had been computed ahead in 75% of the selections at n = 12) was no
+/// faster than 4 leaves in flight: medians of `--threads 1 2 --repeat 6` 1.21x and 1.36x
+/// against 1.37x and 1.43x, of `--workers 1 2 --repeat 5` 1.32x and 1.44x against 1.37x and
+/// 1.30x (n = 12, alternating invocations, 2026-11-27). Its two threads spent 2.26 s on pieces
+/// where one thread spends 1.69 s (the guesses not taken, and slower pieces), and its helper
+/// spun 8% to 13% of the time.
 pub const LEAVES_IN_FLIGHT: usize = 4;
 
 /// A [`Search`] behind a lock, run by several threads at once ([`Shared::run`],

@@ -1,7 +1,8 @@
 //! Limits of the `Work` protocol. The worker holds what a coordinator sends it to them, so that
 //! a misbehaving one cannot make it search, wait or retry without end; the coordinator refuses
 //! a `Heartbeat` or `Abandon` past [`MAX_JOB_IDS`], and a problem (`Solver.Submit`) whose job
-//! budget is past [`MAX_JOB_NODE_BUDGET`] (`INVALID_ARGUMENT` naming the field). A coordinator
+//! budget is outside [`MIN_JOB_NODE_BUDGET`]..=[`MAX_JOB_NODE_BUDGET`] (`INVALID_ARGUMENT`
+//! naming the field). A coordinator
 //! may lease for longer than [`MAX_LEASE`] (its `--lease-ms` has no upper bound): the worker
 //! then heartbeats as told, and gives up a report after a stop sooner. Worker names and request
 //! ids follow [`check_name`], which the coordinator and a worker's `--name` check both apply.
@@ -11,6 +12,13 @@ use std::time::Duration;
 /// The largest node budget of a job (`Job.node_budget`; a problem's `job_node_budget` may not
 /// ask for more). A worker searches at most this many nodes whatever a job says.
 pub const MAX_JOB_NODE_BUDGET: u64 = 100_000_000;
+
+/// The smallest node budget of a job: a problem's `job_node_budget` (unless 0, the server's
+/// default) and the server's `--job-node-budget` may not ask for less, and a leaf whose leases
+/// keep failing gets no less than this or its budget. Smaller jobs would cost the coordinator
+/// about as much as the search they hold (a lease and a report against a fraction of a
+/// millisecond of search).
+pub const MIN_JOB_NODE_BUDGET: u64 = 1_000;
 
 /// Most job ids one `Heartbeat` or `Abandon` call may name.
 pub const MAX_JOB_IDS: usize = 4096;

@@ -62,8 +62,9 @@ pub struct SevenBenchArgs {
     /// per second is also compared with that summed speed of its round's K apart row.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
-    /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000).
-    #[arg(long, default_value_t = 0)]
+    /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000;
+    /// else 1,000 to 100,000,000).
+    #[arg(long, default_value_t = 0, value_parser = crate::seven::job_budget)]
     pub job_budget: u64,
     /// MiB of tables of the embedded worker for --workers (see `solver-worker --table-mb`).
     #[arg(long, default_value_t = 4096, value_parser = solver_worker::table_mb_parser())]

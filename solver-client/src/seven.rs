@@ -110,8 +110,9 @@ pub struct SolveArgs {
     /// Search slots of the embedded coordinator's local worker (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "engine")]
     pub workers: Option<u32>,
-    /// Node budget of one worker job (0 = the coordinator's default, 1,000,000).
-    #[arg(long, default_value_t = 0, conflicts_with = "engine")]
+    /// Node budget of one worker job (0 = the coordinator's default, 1,000,000; else 1,000 to
+    /// 100,000,000).
+    #[arg(long, default_value_t = 0, value_parser = job_budget, conflicts_with = "engine")]
     pub job_budget: u64,
     /// Print one JSON object instead of text.
     #[arg(long)]
@@ -126,8 +127,9 @@ pub struct SubmitArgs {
     /// Switch a PNS+ technique off (repeatable).
     #[arg(long = "disable", value_name = "TECHNIQUE")]
     pub disable: Vec<String>,
-    /// Node budget of one worker job (0 = the coordinator's default).
-    #[arg(long, default_value_t = 0)]
+    /// Node budget of one worker job (0 = the coordinator's default; else 1,000 to
+    /// 100,000,000).
+    #[arg(long, default_value_t = 0, value_parser = job_budget)]
     pub job_budget: u64,
     /// Idempotency key: resubmitting with it returns the same problem.
     #[arg(long)]
@@ -342,6 +344,20 @@ pub fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
                 .map_err(|e| usage(format!("--disable: {e}")))
         })
         .collect()
+}
+
+/// Parses `--job-budget`: 0 (the coordinator's default) or a budget the coordinator accepts
+/// (`solver_proto::work::MIN_JOB_NODE_BUDGET` to `MAX_JOB_NODE_BUDGET`).
+pub fn job_budget(arg: &str) -> Result<u64, String> {
+    use solver_proto::work::{MAX_JOB_NODE_BUDGET, MIN_JOB_NODE_BUDGET};
+    let budget: u64 = arg.parse().map_err(|e| format!("not a node count: {e}"))?;
+    if budget == 0 || (MIN_JOB_NODE_BUDGET..=MAX_JOB_NODE_BUDGET).contains(&budget) {
+        Ok(budget)
+    } else {
+        Err(format!(
+            "0 (the coordinator's default) or {MIN_JOB_NODE_BUDGET} to {MAX_JOB_NODE_BUDGET} nodes"
+        ))
+    }
 }
 
 /// The wire spec of a problem.

@@ -209,9 +209,28 @@ fn a_bad_board_exits_2_naming_the_problem() {
         "8",
         "--direct",
         "--job-budget",
-        "5",
+        "5000",
     ]);
     assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot be used with"));
+    // A job budget the coordinator would refuse is refused before any connection.
+    for budget in ["999", "100000001", "many"] {
+        let o = solver(&[
+            "seven",
+            "submit",
+            "--cols",
+            "8",
+            "--job-budget",
+            budget,
+            "--server",
+            "http://127.0.0.1:1",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{budget}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--job-budget"),
+            "{budget}"
+        );
+    }
 }
 
 #[test]

@@ -67,7 +67,7 @@ pub struct Config {
     pub moves_search_mb: u64,
 
     /// Node budget of a job when a problem does not set its own (1000..=100000000).
-    #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(1000..=solver_proto::work::MAX_JOB_NODE_BUDGET))]
+    #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(solver_proto::work::MIN_JOB_NODE_BUDGET..=solver_proto::work::MAX_JOB_NODE_BUDGET))]
     pub job_node_budget: u64,
 
     /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service:

@@ -195,8 +195,8 @@ async fn two_problems_at_once_share_the_workers() {
     let server = start_with(|_| {}).await;
     let (mut s, mut w) = clients(&server).await;
     let a = submit(&mut s, empty_spec(8, true, 1_000)).await;
-    let b = submit(&mut s, empty_spec(7, false, 500)).await;
-    let c = submit(&mut s, empty_spec(4, false, 200)).await;
+    let b = submit(&mut s, empty_spec(7, false, 1_000)).await;
+    let c = submit(&mut s, empty_spec(4, false, 1_000)).await;
     // One lease call serves several problems (round-robin).
     let jobs = lease(&mut w, "w", 8).await;
     let mut problems: Vec<&str> = jobs.iter().map(|j| j.problem_id.as_str()).collect();
@@ -238,9 +238,15 @@ async fn two_problems_at_once_share_the_workers() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_vanished_workers_lease_expires_and_its_late_report_is_stale() {
-    let server = start_with(|c| c.lease_ms = 300).await;
+    // Jobs smaller than a problem may ask for (the server's default, set here without the
+    // flag's check), so that the first job leaves the problem open.
+    let server = start_with(|c| {
+        c.lease_ms = 300;
+        c.job_node_budget = 300;
+    })
+    .await;
     let (mut s, mut w) = clients(&server).await;
-    let id = submit(&mut s, empty_spec(7, true, 300)).await;
+    let id = submit(&mut s, empty_spec(7, true, 0)).await;
     let lost = lease_one(&mut w, "vanished").await;
     // Nobody heartbeats the lease: it expires (after 300 ms and the next sweep) and another
     // worker gets the leaf.
@@ -306,7 +312,7 @@ async fn a_late_report_leaves_a_finished_problems_progress_alone() {
 async fn duplicate_reports_abandon_and_foreign_leases() {
     let server = start_with(|_| {}).await;
     let (mut s, mut w) = clients(&server).await;
-    let id = submit(&mut s, empty_spec(9, true, 200)).await;
+    let id = submit(&mut s, empty_spec(9, true, 1_000)).await;
     let ctx = JobContext::new(64, 1);
 
     // A report counts once.
@@ -457,6 +463,7 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
             bad(empty_spec(8, true, 200_000_000)),
             "spec.job_node_budget",
         ),
+        (bad(empty_spec(8, true, 999)), "spec.job_node_budget"),
         (
             v1::SubmitRequest {
                 request_id: "\u{7}".into(),
@@ -731,7 +738,7 @@ async fn submits_job_id_blocks_and_ends_are_durable_writes() {
         *seen = all.len();
         new
     };
-    let id = submit_to(&c, 9, 200);
+    let id = submit_to(&c, 9, 1_000);
     assert_eq!(writes(), [true], "submit");
     let job = lease_from(&c, "w", 1, "").remove(0);
     assert_eq!(
@@ -760,7 +767,7 @@ async fn submits_job_id_blocks_and_ends_are_durable_writes() {
 async fn a_lease_retried_with_its_request_id_gets_the_same_jobs() {
     let c =
         Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
-    let id = submit_to(&c, 9, 200);
+    let id = submit_to(&c, 9, 1_000);
     let lease = |worker: &str, request_id: &str| lease_from(&c, worker, 4, request_id);
     let in_flight = || {
         c.problem(&id)
@@ -1235,12 +1242,15 @@ fn stones(job: &v1::Job) -> usize {
 /// killed), its leaves are anyone's again, the most-proving one first.
 #[tokio::test(start_paused = true)]
 async fn a_gone_searchers_leaves_are_anyones() {
+    // Jobs smaller than a problem may ask for (the library's default, which no flag checks),
+    // so that b's own leaves soon look harder than a's.
     let config = CoordinatorConfig {
         lease: Duration::from_secs(2),
+        default_job_budget: 200,
         ..Default::default()
     };
     let c = Coordinator::open(Arc::new(MemStore::new()), config).expect("open");
-    submit_to(&c, 9, 200);
+    submit_to(&c, 9, 0);
     let (ctx_a, ctx_b) = (JobContext::new(64, 1), JobContext::new(64, 1));
     let run = |worker: &str, ctx: &JobContext| {
         let job = lease_from(&c, worker, 1, "").remove(0);

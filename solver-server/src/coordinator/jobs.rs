@@ -8,16 +8,13 @@ use solver_core::pns::{INFINITY, Number, Value};
 use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
 use solver_proto::report::MAX_JOB_ERROR_BYTES;
 use solver_proto::v1;
-use solver_proto::work::MAX_JOB_IDS;
+use solver_proto::work::{MAX_JOB_IDS, MIN_JOB_NODE_BUDGET};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
 use super::dag::solved_numbers;
 use super::problems::{finish, pack_hex, put_tt, tt_value};
-use super::{
-    Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, MIN_JOB_BUDGET, State, check_name,
-    invalid,
-};
+use super::{Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, State, check_name, invalid};
 use crate::store::{Batch, ColumnFamily, keys};
 
 /// Most jobs one `Lease` call may ask for.
@@ -215,7 +212,7 @@ impl Coordinator {
             let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
             let base = self.config.job_budget(spec.job_node_budget);
             let shrink = 2 * (n.tries / 3).min(16);
-            let budget = (base >> shrink).max(MIN_JOB_BUDGET.min(base));
+            let budget = (base >> shrink).max(MIN_JOB_NODE_BUDGET.min(base));
             ps.in_flight += 1;
             ps.workers.insert(&worker);
             let job = st.next_job_id(&mut batch);

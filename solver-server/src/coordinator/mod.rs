@@ -44,7 +44,9 @@ use dag::{Dag, NodeId};
 pub struct CoordinatorConfig {
     /// A lease expires this long after it was granted or last renewed by a heartbeat.
     pub lease: Duration,
-    /// Node budget of a job when the problem does not set one.
+    /// Node budget of a job when the problem does not set one. The binary's
+    /// `--job-node-budget` keeps it at least `solver_proto::work::MIN_JOB_NODE_BUDGET`, as
+    /// `Submit` keeps a problem's; a smaller one here gives smaller jobs (tests that want many).
     pub default_job_budget: u64,
     /// With no job to lease, workers are told to ask again after this long.
     pub retry_after: Duration,
@@ -92,8 +94,6 @@ pub fn mib_bytes(mib: u64) -> usize {
 /// 10,000-node cap on the root's job instead (so that a second worker starts sooner): two
 /// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
-/// The smallest budget a leaf gets however often its leases failed.
-pub const MIN_JOB_BUDGET: u64 = 1_000;
 /// Job ids are reserved in blocks of this many; the ceiling is persisted per block.
 const JOB_ID_BLOCK: u64 = 100_000;
 /// Leases that ended without a report (expired, abandoned, their problem finished) whose

@@ -270,9 +270,13 @@ pub fn run_job(
         job_id: job.job_id.clone(),
         ..Default::default()
     };
+    // A solved leaf is also among the report's solved positions: a coordinator restarted since
+    // the lease no longer knows the job's leaf, and takes only the solved positions of its
+    // report (work.proto, `ReportRequest.solved`).
     let mut simplified = root.clone();
     if let Some(v) = simplified.simplify() {
         report.maker_wins = Some(v == Value::Proven);
+        report.solved = vec![solved_position(&root.key(), v)];
         report.elapsed_ms = start.elapsed().as_millis() as u64;
         return Ok(report);
     }
@@ -339,10 +343,13 @@ pub fn run_job(
     match outcome {
         Outcome::Solved(v) => {
             report.maker_wins = Some(v == Value::Proven);
-            // The leaf's solved children first: at a problem's root they name its winning
-            // moves, so the coordinator need not search again for them.
+            // The leaf itself, then its solved children: at a problem's root they name its
+            // winning moves, so the coordinator need not search again for them.
             let solved = children.iter().filter_map(|c| c.value.map(|v| (c.key, v)));
-            facts = solved.chain(facts).collect();
+            facts = std::iter::once((root.key(), v))
+                .chain(solved)
+                .chain(facts)
+                .collect();
         }
         Outcome::Unknown { .. } => {
             report.children = children
@@ -358,14 +365,19 @@ pub fn run_job(
     facts.truncate(MAX_REPORTED_FACTS);
     report.solved = facts
         .into_iter()
-        .map(|(k, v)| v1::SolvedPosition {
-            position: pack_key(&k),
-            maker_wins: v == Value::Proven,
-        })
+        .map(|(k, v)| solved_position(&k, v))
         .collect();
     report.nodes = nodes;
     report.elapsed_ms = start.elapsed().as_millis() as u64;
     Ok(report)
+}
+
+/// A solved position as a report carries it.
+fn solved_position(key: &Key, value: Value) -> v1::SolvedPosition {
+    v1::SolvedPosition {
+        position: pack_key(key),
+        maker_wins: value == Value::Proven,
+    }
 }
 
 #[cfg(test)]
@@ -442,6 +454,46 @@ mod tests {
         assert!(!r.children.is_empty());
         assert!(r.children.iter().all(|c| c.pn > 0 && c.dn > 0));
         assert!(r.nodes >= 50);
+    }
+
+    /// A solved job lists its own leaf among its solved positions, also when simplification
+    /// alone decided it: what a coordinator restarted since the lease still takes of a late
+    /// report.
+    #[test]
+    fn a_solved_job_lists_its_own_leaf_among_its_solved_positions() {
+        let ctx = JobContext::new(16, 1);
+        let mut by_simplification = 0;
+        for cols in 4..=7u32 {
+            for side in [Side::Maker, Side::Breaker] {
+                let pos = Position::empty(Cols::try_from(cols).expect("width"), side);
+                let leaf = SevenGame::new(pos.clone(), Rules::new(pos.cols(), &[]))
+                    .expect("a valid position")
+                    .key();
+                let leased = v1::Job {
+                    position: pack_key(&leaf),
+                    ..job(&pos, 1_000_000)
+                };
+                let r = run_job(&leased, &ctx, Arc::default()).expect("runs");
+                let wins = r.maker_wins.expect("small boards are solved");
+                assert_eq!(
+                    r.solved.first(),
+                    Some(&solved_position(
+                        &leaf,
+                        if wins {
+                            Value::Proven
+                        } else {
+                            Value::Disproven
+                        }
+                    )),
+                    "n = {cols}, {side:?} to move"
+                );
+                by_simplification += usize::from(r.nodes == 0);
+            }
+        }
+        assert!(
+            by_simplification > 0,
+            "some leaf decided by simplification alone"
+        );
     }
 
     #[test]

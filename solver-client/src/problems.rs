@@ -267,15 +267,30 @@ pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Problems `solver list` asks for at a time: the most an answer may hold (proto/README.md).
+const LIST_PAGE_SIZE: u32 = 1_000;
+
 /// Runs `solver list`.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     let mut c = connect(&args.server).await?;
-    let problems = c
-        .list_problems(v1::ListProblemsRequest {})
-        .await
-        .map_err(server_error)?
-        .into_inner()
-        .problems;
+    // Page by page, as many as an answer may hold, until none is left.
+    let mut problems = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let page = c
+            .list_problems(v1::ListProblemsRequest {
+                page_size: LIST_PAGE_SIZE,
+                page_token,
+            })
+            .await
+            .map_err(server_error)?
+            .into_inner();
+        problems.extend(page.problems);
+        if page.next_page_token.is_empty() {
+            break;
+        }
+        page_token = page.next_page_token;
+    }
     if args.json {
         let all: Vec<_> = problems.iter().map(problem_json).collect();
         outln!("{}", serde_json::Value::Array(all));

@@ -154,11 +154,9 @@ impl Solver for SolverService {
 
     async fn list_problems(
         &self,
-        _req: Request<v1::ListProblemsRequest>,
+        req: Request<v1::ListProblemsRequest>,
     ) -> Result<Response<v1::ListProblemsResponse>, Status> {
-        Ok(Response::new(v1::ListProblemsResponse {
-            problems: self.coordinator.get()?.list()?,
-        }))
+        Ok(Response::new(self.coordinator.get()?.list(req.get_ref())?))
     }
 
     async fn cancel_problem(

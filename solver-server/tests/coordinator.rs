@@ -223,17 +223,45 @@ async fn two_problems_at_once_share_the_workers() {
         "n=4 Breaker first"
     );
     let list = s
-        .list_problems(v1::ListProblemsRequest {})
+        .list_problems(v1::ListProblemsRequest::default())
         .await
         .expect("list")
-        .into_inner()
-        .problems;
-    let ids: Vec<&str> = list.iter().map(|p| p.problem_id.as_str()).collect();
+        .into_inner();
+    let ids: Vec<&str> = list
+        .problems
+        .iter()
+        .map(|p| p.problem_id.as_str())
+        .collect();
     assert_eq!(
         ids,
         vec![c.as_str(), b.as_str(), a.as_str()],
         "newest first"
     );
+    assert_eq!(list.next_page_token, "", "one page");
+    // Two pages of at most two.
+    let mut pages = Vec::new();
+    let mut page_token = String::new();
+    loop {
+        let page = s
+            .list_problems(v1::ListProblemsRequest {
+                page_size: 2,
+                page_token,
+            })
+            .await
+            .expect("a page")
+            .into_inner();
+        pages.push(
+            page.problems
+                .iter()
+                .map(|p| p.problem_id.clone())
+                .collect::<Vec<_>>(),
+        );
+        page_token = page.next_page_token;
+        if page_token.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(pages, vec![vec![c.clone(), b.clone()], vec![a.clone()]]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -487,6 +515,26 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
             "{field}: {}",
             err.message()
         );
+    }
+    for (req, field) in [
+        (
+            v1::ListProblemsRequest {
+                page_size: 1_001,
+                ..Default::default()
+            },
+            "page_size",
+        ),
+        (
+            v1::ListProblemsRequest {
+                page_token: "next".into(),
+                ..Default::default()
+            },
+            "page_token",
+        ),
+    ] {
+        let err = s.list_problems(req).await.expect_err("invalid");
+        assert_eq!(err.code(), Code::InvalidArgument, "{field}: {err:?}");
+        assert!(err.message().starts_with(field), "{}", err.message());
     }
     for bad in ["x1", "+1", "", " 1"] {
         let err = s
@@ -846,14 +894,20 @@ async fn a_failed_read_stops_the_coordinator_too() {
     );
     assert!(c.failure().is_cancelled());
     store.fail_reads.store(false, Ordering::Relaxed);
-    let listed = c.list();
+    let listed = c.list(&v1::ListProblemsRequest::default());
     assert!(matches!(listed, Err(Error::Unavailable(_))), "{listed:?}");
     let c = Coordinator::open(
         Arc::clone(&store.inner) as Arc<dyn Store>,
         CoordinatorConfig::default(),
     )
     .expect("reopen");
-    assert!(c.list().expect("list").is_empty(), "nothing was stored");
+    assert!(
+        c.list(&v1::ListProblemsRequest::default())
+            .expect("list")
+            .problems
+            .is_empty(),
+        "nothing was stored"
+    );
 }
 
 #[tokio::test]
@@ -880,7 +934,7 @@ async fn after_a_store_failure_every_request_is_refused_and_a_restart_reloads_th
     let refused = [
         c.report(r).map(drop),
         c.problem(&id).map(drop),
-        c.list().map(drop),
+        c.list(&v1::ListProblemsRequest::default()).map(drop),
         lease(&c).map(drop),
         c.heartbeat(v1::HeartbeatRequest {
             worker: "w1".into(),

@@ -14,8 +14,8 @@ use tracing::{info, warn};
 
 use super::dag::{Dag, StoredNode, solved_numbers};
 use super::{
-    Coordinator, Error, ProblemState, State, check_name, invalid, parse_problem_id,
-    parse_techniques,
+    Coordinator, DEFAULT_PAGE_SIZE, Error, MAX_PAGE_SIZE, ProblemState, State, check_name, invalid,
+    parse_id, parse_problem_id, parse_techniques,
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
 use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
@@ -207,18 +207,47 @@ impl Coordinator {
             .ok_or_else(|| Error::NotFound(format!("problem {id}")))
     }
 
-    /// Every problem, newest first (`Solver.ListProblems`).
+    /// One page of the problems, newest first (`Solver.ListProblems`).
     ///
     /// # Errors
-    /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
-    pub fn list(&self) -> Result<Vec<v1::Problem>, Error> {
+    /// `INVALID_ARGUMENT` for a `page_size` past [`MAX_PAGE_SIZE`] or a `page_token` that is
+    /// not a `next_page_token`; `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
+    pub fn list(&self, req: &v1::ListProblemsRequest) -> Result<v1::ListProblemsResponse, Error> {
+        let size = match req.page_size {
+            0 => DEFAULT_PAGE_SIZE,
+            s if s <= MAX_PAGE_SIZE => s,
+            s => {
+                return Err(invalid(
+                    "page_size",
+                    format!("is {s}; at most {MAX_PAGE_SIZE} (0 = {DEFAULT_PAGE_SIZE})"),
+                ));
+            }
+        };
+        // A token is the id of the previous page's last problem; the page goes on below it.
+        let below = match req.page_token.as_str() {
+            "" => u64::MAX,
+            t => parse_id(t, "page_token", "problem").map_err(|_| {
+                invalid(
+                    "page_token",
+                    format!("{t:?} is not the next_page_token of a ListProblems answer"),
+                )
+            })?,
+        };
         let st = self.lock()?;
-        Ok(st
-            .problems
-            .values()
-            .rev()
-            .map(ProblemState::snapshot)
-            .collect())
+        let mut older = st.problems.range(..below).rev();
+        let problems: Vec<v1::Problem> = older
+            .by_ref()
+            .take(size as usize)
+            .map(|(_, p)| p.snapshot())
+            .collect();
+        let next_page_token = match (older.next(), problems.last()) {
+            (Some(_), Some(last)) => last.problem_id.clone(),
+            _ => String::new(),
+        };
+        Ok(v1::ListProblemsResponse {
+            problems,
+            next_page_token,
+        })
     }
 
     /// A receiver that changes whenever problem `raw_id` does (for `WatchProblem`), holding

@@ -466,7 +466,7 @@ mod tests {
         for cols in 4..=7u32 {
             for side in [Side::Maker, Side::Breaker] {
                 let pos = Position::empty(Cols::try_from(cols).expect("width"), side);
-                let leaf = SevenGame::new(pos.clone(), Rules::new(pos.cols(), &[]))
+                let leaf = SevenGame::new(pos, Rules::new(pos.cols(), &[]))
                     .expect("a valid position")
                     .key();
                 let leased = v1::Job {

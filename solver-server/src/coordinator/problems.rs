@@ -97,6 +97,24 @@ impl Coordinator {
     pub fn submit(&self, req: v1::SubmitRequest) -> Result<v1::SubmitResponse, Error> {
         check_name("request_id", &req.request_id, true)?;
         let valid = validate_spec(req.spec)?;
+        // The game's work (the reductions to the fixpoint, threat-space search included) before
+        // the coordinator's lock, which leases and reports wait for.
+        let rules = Rules::new(valid.position.cols(), &valid.disabled);
+        if valid.position.maker_won(rules.hypergraph()) {
+            return Err(invalid(
+                "spec.position.rows",
+                "Maker already owns an edge; the game is over",
+            ));
+        }
+        let mut game = SevenGame::new(valid.position, rules)
+            .expect("the rules are built for the position's width");
+        let decided = game.simplify();
+        let root = game.key();
+        // The root's numbers unless it is solved (decided here, or known in the store).
+        let estimate = match decided {
+            None => game.estimate(),
+            Some(_) => (1, 1),
+        };
         let mut st = self.lock()?;
         if let Some(&id) = st.request_ids.get(&req.request_id) {
             let same = st.problems[&id].problem.spec.as_ref() == Some(&valid.spec);
@@ -112,17 +130,6 @@ impl Coordinator {
             });
         }
         let id = st.next_problem;
-        let rules = Rules::new(valid.position.cols(), &valid.disabled);
-        if valid.position.maker_won(rules.hypergraph()) {
-            return Err(invalid(
-                "spec.position.rows",
-                "Maker already owns an edge; the game is over",
-            ));
-        }
-        let mut game = SevenGame::new(valid.position, rules)
-            .expect("the rules are built for the position's width");
-        let decided = game.simplify();
-        let root = game.key();
         let value = match decided {
             Some(v) => Some(v),
             None => tt_value(self.store.as_ref(), &root)?,
@@ -155,10 +162,7 @@ impl Coordinator {
         // a search of its winning moves, see `finish`).
         let (pn, dn) = match value {
             Some(v) => solved_numbers(v),
-            None => {
-                let (pn, dn) = game.estimate();
-                (pn.max(1), dn.max(1))
-            }
+            None => (estimate.0.max(1), estimate.1.max(1)),
         };
         ps.dag = Some(Dag::new(root, pn, dn));
         ps.dirty.push(super::dag::ROOT);

@@ -280,15 +280,23 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
         let page = c
             .list_problems(v1::ListProblemsRequest {
                 page_size: LIST_PAGE_SIZE,
-                page_token,
+                page_token: page_token.clone(),
             })
             .await
             .map_err(server_error)?
             .into_inner();
-        problems.extend(page.problems);
         if page.next_page_token.is_empty() {
+            problems.extend(page.problems);
             break;
         }
+        // A page that leads nowhere new would be asked for again without end.
+        if page.problems.is_empty() || page.next_page_token == page_token {
+            anyhow::bail!(
+                "server: ListProblems gave the page token {:?} again or with no problems",
+                page.next_page_token
+            );
+        }
+        problems.extend(page.problems);
         page_token = page.next_page_token;
     }
     if args.json {

@@ -272,7 +272,7 @@ pub fn run_job(
     };
     // A solved leaf is also among the report's solved positions: a coordinator restarted since
     // the lease no longer knows the job's leaf, and takes only the solved positions of its
-    // report (work.proto, `ReportRequest.solved`).
+    // report (work.proto, `ReportRequest.solved`; proto/README.md, "Work: leases").
     let mut simplified = root.clone();
     if let Some(v) = simplified.simplify() {
         report.maker_wins = Some(v == Value::Proven);

@@ -214,8 +214,8 @@ impl Coordinator {
     /// One page of the problems, newest first (`Solver.ListProblems`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a `page_size` past [`MAX_PAGE_SIZE`] or a `page_token` that is
-    /// not a `next_page_token`; `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
+    /// `INVALID_ARGUMENT` for a `page_size` past [`MAX_PAGE_SIZE`] or a `page_token` that no
+    /// answer could have given (not a problem id); `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
     pub fn list(&self, req: &v1::ListProblemsRequest) -> Result<v1::ListProblemsResponse, Error> {
         let size = match req.page_size {
             0 => DEFAULT_PAGE_SIZE,

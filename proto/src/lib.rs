@@ -14,6 +14,12 @@ pub mod v1 {
 pub const FILE_DESCRIPTOR_SET: &[u8] =
     include_bytes!(concat!(env!("OUT_DIR"), "/solver_descriptor.bin"));
 
+/// Problems in a `Solver.ListProblems` answer that asks for no number (`page_size` 0).
+pub const DEFAULT_LIST_PAGE_SIZE: u32 = 100;
+/// Most problems in one `Solver.ListProblems` answer: a larger `page_size` is
+/// `INVALID_ARGUMENT`.
+pub const MAX_LIST_PAGE_SIZE: u32 = 1_000;
+
 pub mod auth;
 pub mod convert;
 pub mod report;

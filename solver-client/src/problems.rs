@@ -267,9 +267,6 @@ pub async fn manage(what: Manage, args: IdArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Problems `solver list` asks for at a time: the most an answer may hold (proto/README.md).
-const LIST_PAGE_SIZE: u32 = 1_000;
-
 /// Runs `solver list`.
 pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     let mut c = connect(&args.server).await?;
@@ -279,7 +276,7 @@ pub async fn list(args: ListArgs) -> anyhow::Result<()> {
     loop {
         let page = c
             .list_problems(v1::ListProblemsRequest {
-                page_size: LIST_PAGE_SIZE,
+                page_size: solver_proto::MAX_LIST_PAGE_SIZE,
                 page_token: page_token.clone(),
             })
             .await

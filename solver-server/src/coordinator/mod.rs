@@ -94,10 +94,6 @@ pub fn mib_bytes(mib: u64) -> usize {
 /// 10,000-node cap on the root's job instead (so that a second worker starts sooner): two
 /// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
-/// Problems in a `ListProblems` answer that asks for no number.
-pub const DEFAULT_PAGE_SIZE: u32 = 100;
-/// Most problems in one `ListProblems` answer.
-pub const MAX_PAGE_SIZE: u32 = 1_000;
 /// Job ids are reserved in blocks of this many; the ceiling is persisted per block.
 const JOB_ID_BLOCK: u64 = 100_000;
 /// Leases that ended without a report (expired, abandoned, their problem finished) whose

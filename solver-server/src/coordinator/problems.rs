@@ -8,14 +8,15 @@ use solver_core::pns::{Game, Limits, Outcome, Value};
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
 use solver_proto::work::{MAX_JOB_NODE_BUDGET, MIN_JOB_NODE_BUDGET};
+use solver_proto::{DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE};
 use tokio::sync::watch;
 use tokio::time::Instant;
 use tracing::{info, warn};
 
 use super::dag::{Dag, StoredNode, solved_numbers};
 use super::{
-    Coordinator, DEFAULT_PAGE_SIZE, Error, MAX_PAGE_SIZE, ProblemState, State, check_name, invalid,
-    parse_id, parse_problem_id, parse_techniques,
+    Coordinator, Error, ProblemState, State, check_name, invalid, parse_id, parse_problem_id,
+    parse_techniques,
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
 use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
@@ -214,16 +215,17 @@ impl Coordinator {
     /// One page of the problems, newest first (`Solver.ListProblems`).
     ///
     /// # Errors
-    /// `INVALID_ARGUMENT` for a `page_size` past [`MAX_PAGE_SIZE`] or a `page_token` that no
-    /// answer could have given (not a problem id); `UNAVAILABLE` after a failure ([`Coordinator::failure`]).
+    /// `INVALID_ARGUMENT` for a `page_size` past [`MAX_LIST_PAGE_SIZE`] or a `page_token`
+    /// that no answer could have given (not a problem id); `UNAVAILABLE` after a failure
+    /// ([`Coordinator::failure`]).
     pub fn list(&self, req: &v1::ListProblemsRequest) -> Result<v1::ListProblemsResponse, Error> {
         let size = match req.page_size {
-            0 => DEFAULT_PAGE_SIZE,
-            s if s <= MAX_PAGE_SIZE => s,
+            0 => DEFAULT_LIST_PAGE_SIZE,
+            s if s <= MAX_LIST_PAGE_SIZE => s,
             s => {
                 return Err(invalid(
                     "page_size",
-                    format!("is {s}; at most {MAX_PAGE_SIZE} (0 = {DEFAULT_PAGE_SIZE})"),
+                    format!("is {s}; at most {MAX_LIST_PAGE_SIZE} (0 = {DEFAULT_LIST_PAGE_SIZE})"),
                 ));
             }
         };

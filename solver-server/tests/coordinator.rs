@@ -1325,3 +1325,28 @@ async fn a_gone_searchers_leaves_are_anyones() {
     let gone: Vec<usize> = (0..6).map(|_| run("b", &ctx_b)).collect();
     assert!(gone.contains(&1), "{there:?} then {gone:?}");
 }
+
+/// A report that reaches a restarted coordinator, which no longer knows the job's lease,
+/// still settles the leaf it solved: the worker lists a solved leaf among its solved
+/// positions, which any report's are used for.
+#[tokio::test]
+async fn a_report_after_a_restart_still_settles_the_leaf_it_solved() {
+    let store: Arc<dyn Store> = Arc::new(MemStore::new());
+    let c = Coordinator::open(Arc::clone(&store), CoordinatorConfig::default()).expect("open");
+    // The root's job has the whole default budget: n = 7 is solved in it.
+    let id = submit_to(&c, 7, 0);
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    let mut r = run_job(&job, &JobContext::new(64, 1), Arc::default()).expect("runs");
+    assert_eq!(r.maker_wins, Some(true), "(4, 7, 7^tr), Maker first");
+    r.worker = "w".into();
+    drop(c);
+    let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
+    assert_eq!(
+        c.problem(&id).expect("problem").status,
+        v1::ProblemStatus::Running as i32
+    );
+    let applied = c.report(r).expect("report").applied;
+    assert!(!applied, "the lease was lost in the restart");
+    let p = c.problem(&id).expect("problem");
+    assert_eq!(winner(&p), v1::Winner::Maker);
+}

@@ -1,8 +1,7 @@
 //! Limits of the `Work` protocol. The worker holds what a coordinator sends it to them, so that
 //! a misbehaving one cannot make it search, wait or retry without end; the coordinator refuses
 //! a `Heartbeat` or `Abandon` past [`MAX_JOB_IDS`], and a problem (`Solver.Submit`) whose job
-//! budget is outside [`MIN_JOB_NODE_BUDGET`]..=[`MAX_JOB_NODE_BUDGET`] (`INVALID_ARGUMENT`
-//! naming the field). A coordinator
+//! budget fails [`check_job_node_budget`] (`INVALID_ARGUMENT` naming the field). A coordinator
 //! may lease for longer than [`MAX_LEASE`] (its `--lease-ms` has no upper bound): the worker
 //! then heartbeats as told, and gives up a report after a stop sooner. Worker names and request
 //! ids follow [`check_name`], which the coordinator and a worker's `--name` check both apply.
@@ -19,6 +18,22 @@ pub const MAX_JOB_NODE_BUDGET: u64 = 100_000_000;
 /// about as much as the search they hold (a lease and a report against a fraction of a
 /// millisecond of search).
 pub const MIN_JOB_NODE_BUDGET: u64 = 1_000;
+
+/// Checks a problem's `job_node_budget` (`Solver.Submit`, and the client's `--job-budget`
+/// before it sends one): 0 (the server's default) or [`MIN_JOB_NODE_BUDGET`] to
+/// [`MAX_JOB_NODE_BUDGET`] nodes.
+///
+/// # Errors
+/// Any other budget, with a message that says what is allowed.
+pub fn check_job_node_budget(budget: u64) -> Result<u64, String> {
+    if budget == 0 || (MIN_JOB_NODE_BUDGET..=MAX_JOB_NODE_BUDGET).contains(&budget) {
+        Ok(budget)
+    } else {
+        Err(format!(
+            "is {budget}; 0 (the server's default) or {MIN_JOB_NODE_BUDGET} to {MAX_JOB_NODE_BUDGET}"
+        ))
+    }
+}
 
 /// Most job ids one `Heartbeat` or `Abandon` call may name.
 pub const MAX_JOB_IDS: usize = 4096;

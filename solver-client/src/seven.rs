@@ -346,18 +346,11 @@ pub fn parse_disabled(names: &[String]) -> anyhow::Result<Vec<Technique>> {
         .collect()
 }
 
-/// Parses `--job-budget`: 0 (the coordinator's default) or a budget the coordinator accepts
-/// (`solver_proto::work::MIN_JOB_NODE_BUDGET` to `MAX_JOB_NODE_BUDGET`).
+/// Parses `--job-budget`: a budget the coordinator accepts
+/// ([`solver_proto::work::check_job_node_budget`]).
 pub fn job_budget(arg: &str) -> Result<u64, String> {
-    use solver_proto::work::{MAX_JOB_NODE_BUDGET, MIN_JOB_NODE_BUDGET};
     let budget: u64 = arg.parse().map_err(|e| format!("not a node count: {e}"))?;
-    if budget == 0 || (MIN_JOB_NODE_BUDGET..=MAX_JOB_NODE_BUDGET).contains(&budget) {
-        Ok(budget)
-    } else {
-        Err(format!(
-            "0 (the coordinator's default) or {MIN_JOB_NODE_BUDGET} to {MAX_JOB_NODE_BUDGET} nodes"
-        ))
-    }
+    solver_proto::work::check_job_node_budget(budget)
 }
 
 /// The wire spec of a problem.

@@ -7,7 +7,7 @@ use solver_core::games::seven::{Key, Position, Rules, SevenGame, Side, Technique
 use solver_core::pns::{Game, Limits, Outcome, Value};
 use solver_proto::convert::seven::{pack_key, unpack};
 use solver_proto::v1;
-use solver_proto::work::{MAX_JOB_NODE_BUDGET, MIN_JOB_NODE_BUDGET};
+use solver_proto::work::check_job_node_budget;
 use solver_proto::{DEFAULT_LIST_PAGE_SIZE, MAX_LIST_PAGE_SIZE};
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -38,17 +38,7 @@ fn validate_spec(spec: Option<v1::ProblemSpec>) -> Result<ValidSpec, Error> {
     let position =
         Position::try_from(wire).map_err(|e| invalid(format!("spec.{}", e.field), e.message))?;
     let disabled = parse_techniques(&spec.disabled_techniques, "spec.disabled_techniques")?;
-    if spec.job_node_budget != 0
-        && !(MIN_JOB_NODE_BUDGET..=MAX_JOB_NODE_BUDGET).contains(&spec.job_node_budget)
-    {
-        return Err(invalid(
-            "spec.job_node_budget",
-            format!(
-                "is {}; 0 (the server default) or {MIN_JOB_NODE_BUDGET} to {MAX_JOB_NODE_BUDGET}",
-                spec.job_node_budget
-            ),
-        ));
-    }
+    check_job_node_budget(spec.job_node_budget).map_err(|e| invalid("spec.job_node_budget", e))?;
     let spec = v1::ProblemSpec {
         position: Some(v1::SevenPosition::from(&position)),
         disabled_techniques: disabled.iter().map(|t| t.name().to_owned()).collect(),

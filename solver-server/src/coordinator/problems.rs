@@ -101,10 +101,13 @@ impl Coordinator {
             .expect("the rules are built for the position's width");
         let decided = game.simplify();
         let root = game.key();
-        // The root's numbers unless it is solved (decided here, or known in the store).
-        let estimate = match decided {
-            None => game.estimate(),
-            Some(_) => (1, 1),
+        // The root's numbers as the position shows them (the store may know it solved).
+        let numbers = match decided {
+            Some(v) => solved_numbers(v),
+            None => {
+                let (pn, dn) = game.estimate();
+                (pn.max(1), dn.max(1))
+            }
         };
         let mut st = self.lock()?;
         if let Some(&id) = st.request_ids.get(&req.request_id) {
@@ -153,7 +156,7 @@ impl Coordinator {
         // a search of its winning moves, see `finish`).
         let (pn, dn) = match value {
             Some(v) => solved_numbers(v),
-            None => (estimate.0.max(1), estimate.1.max(1)),
+            None => numbers,
         };
         ps.dag = Some(Dag::new(root, pn, dn));
         ps.dirty.push(super::dag::ROOT);

@@ -98,8 +98,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<()> {
             "give --jsonl FILE, or --board-file FILE --move R,C --player P",
         ));
     };
-    let rows = read_board_file(file)?;
-    let layers = layers_of(&rows, file)?;
+    let (rows, layers) = read_board_file(file)?;
     let (row, col) = parse_move(mv)?;
     let req = CheckHavannahWinRequest {
         layers,
@@ -179,9 +178,9 @@ fn answer_json(a: &CheckHavannahWinResponse) -> Value {
     })
 }
 
-/// The rows of a `--board-file` (JSON rows, or one text line per row); errors name the flag
-/// and the file.
-fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
+/// The rows of a `--board-file` (JSON rows, or one text line per row) and its layers L: the
+/// array is square with `dim = 2 L - 1` (odd) rows. Errors name the flag and the file.
+fn read_board_file(path: &Path) -> anyhow::Result<(Vec<Vec<u32>>, u32)> {
     let at = format!("--board-file {}", path.display());
     let text = std::fs::read_to_string(path).map_err(|e| usage(format!("{at}: {e}")))?;
     let rows: Vec<Vec<u32>> = if text.trim_start().starts_with('[') {
@@ -210,19 +209,13 @@ fn read_board_file(path: &Path) -> anyhow::Result<Vec<Vec<u32>>> {
             )));
         }
     }
-    Ok(rows)
-}
-
-/// Layers from the array size of the board read from `path`: `dim = 2 L - 1` must be odd.
-fn layers_of(rows: &[Vec<u32>], path: &Path) -> anyhow::Result<u32> {
     let dim = rows.len();
     if dim.is_multiple_of(2) {
         return Err(usage(format!(
-            "--board-file {}: the board has {dim} rows: a Havannah array has 2L - 1 (odd) rows",
-            path.display()
+            "{at}: the board has {dim} rows: a Havannah array has 2L - 1 (odd) rows"
         )));
     }
-    Ok(dim.div_ceil(2) as u32)
+    Ok((rows, dim.div_ceil(2) as u32))
 }
 
 fn parse_move(s: &str) -> anyhow::Result<(u32, u32)> {

@@ -54,8 +54,8 @@ pub struct Config {
     pub metrics_addr: Option<SocketAddr>,
 
     /// Milliseconds a job lease lasts without a heartbeat; workers are told to send one every
-    /// third of it. At least 100.
-    #[arg(long, env = "SOLVER_LEASE_MS", default_value_t = DEFAULT_LEASE_MS, value_parser = clap::value_parser!(u64).range(100..))]
+    /// third of it. 100 to 86,400,000 (one day).
+    #[arg(long, env = "SOLVER_LEASE_MS", default_value_t = DEFAULT_LEASE_MS, value_parser = clap::value_parser!(u64).range(100..=MAX_LEASE_MS))]
     pub lease_ms: u64,
 
     /// MiB the server's own search of a solved problem's winning first moves may hold (64 to
@@ -112,6 +112,9 @@ pub const DEFAULT_MOVES_SEARCH_MB: u64 = crate::coordinator::DEFAULT_MOVES_SEARC
 
 /// The default lease length, in ms.
 pub const DEFAULT_LEASE_MS: u64 = 30_000;
+
+/// The longest lease, in ms: one day (a deadline stays far from `Instant`'s range).
+pub const MAX_LEASE_MS: u64 = 86_400_000;
 
 /// The default job node budget.
 pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
@@ -239,6 +242,8 @@ mod tests {
         assert!(parse(&["--log-format", "xml"]).is_err());
         assert!(parse(&["--drain-timeout-secs", "-1"]).is_err());
         assert!(parse(&["--lease-ms", "5"]).is_err());
+        assert!(parse(&["--lease-ms", "86400001"]).is_err());
+        assert!(parse(&["--lease-ms", "86400000"]).is_ok());
         assert!(parse(&["--job-node-budget", "0"]).is_err());
         assert!(parse(&["--moves-search-mb", "63"]).is_err());
         assert!(

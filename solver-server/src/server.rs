@@ -28,8 +28,13 @@ use crate::rules::RulesService;
 use crate::service::{BearerAuth, SolverService, WorkService};
 use crate::store::{RocksStore, Store, StoreError};
 
-/// Largest gRPC message the server decodes (a report with 100,000 solved positions fits).
-pub const MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+/// Largest `Work` message the server decodes (a report with 100,000 solved positions fits).
+pub const MAX_WORK_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Largest `Solver` or `Rules` message the server decodes: far above any valid request (a
+/// 63-row Havannah board, a problem's spec), and small enough that the repeated fields of one
+/// request, decoded before they are checked, stay a few MiB.
+pub const MAX_CLIENT_MESSAGE_BYTES: usize = 1024 * 1024;
 
 /// How often the sweeper looks for expired leases.
 const SWEEP_INTERVAL: std::time::Duration = std::time::Duration::from_millis(100);
@@ -201,17 +206,18 @@ pub async fn serve(
         .add_service(health_service)
         .add_service(reflection)
         .add_service(InterceptedService::new(
-            RulesServer::new(RulesService::default()).max_decoding_message_size(MAX_MESSAGE_BYTES),
+            RulesServer::new(RulesService::default())
+                .max_decoding_message_size(MAX_CLIENT_MESSAGE_BYTES),
             client_auth.clone(),
         ))
         .add_service(InterceptedService::new(
             SolverServer::new(SolverService::new(&coordinator, stopping))
-                .max_decoding_message_size(MAX_MESSAGE_BYTES),
+                .max_decoding_message_size(MAX_CLIENT_MESSAGE_BYTES),
             client_auth,
         ))
         .add_service(InterceptedService::new(
             WorkServer::new(WorkService::new(&coordinator))
-                .max_decoding_message_size(MAX_MESSAGE_BYTES),
+                .max_decoding_message_size(MAX_WORK_MESSAGE_BYTES),
             worker_auth,
         ))
         .serve_with_incoming_shutdown(incoming(listener), draining);

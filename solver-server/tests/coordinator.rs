@@ -13,6 +13,7 @@ use common::{TestServer, channel, lease, start_with};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
 use solver_server::coordinator::{Coordinator, CoordinatorConfig};
 use solver_server::error::Error;
+use solver_server::server::MAX_CLIENT_MESSAGE_BYTES;
 use solver_server::store::{Batch, ColumnFamily, KeyValue, MemStore, Store, StoreError, keys};
 use solver_worker::job::{JobContext, run_job};
 use tokio_stream::StreamExt;
@@ -549,7 +550,7 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
     // A message quoting a huge value is cut short (a client refuses a long status message).
     let err = s
         .get_problem(v1::GetProblemRequest {
-            problem_id: "x".repeat(1 << 20),
+            problem_id: "x".repeat(1 << 19),
         })
         .await
         .expect_err("bad id");
@@ -561,6 +562,14 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         "{}",
         err.message()
     );
+    // A client's request over 1 MiB is refused before it is decoded.
+    let err = s
+        .get_problem(v1::GetProblemRequest {
+            problem_id: "x".repeat(MAX_CLIENT_MESSAGE_BYTES),
+        })
+        .await
+        .expect_err("too large");
+    assert_eq!(err.code(), Code::OutOfRange, "{}", err.message());
     let err = s
         .get_problem(v1::GetProblemRequest {
             problem_id: "42".into(),
@@ -1194,6 +1203,79 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     let moves = n8_winning_moves();
     assert_maker_wins_with(&c, &a, &moves);
     assert_maker_wins_with(&c, &b, &moves);
+}
+
+/// Cancelling a problem keeps what its DAG proved in the transposition table, also the values
+/// back-propagation gave (no report names them): here a leaf that its report's solved children
+/// decide.
+#[tokio::test]
+async fn a_cancelled_problems_proved_values_stay_in_the_table() {
+    let store = Arc::new(MemStore::new());
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    // Breaker to move (an AND root, which one solved child does not decide when Maker wins it).
+    let a = c
+        .submit(v1::SubmitRequest {
+            request_id: String::new(),
+            spec: Some(empty_spec(8, false, 2_000)),
+        })
+        .expect("submit")
+        .problem_id;
+    let ctx = JobContext::new(64, 1);
+    // The next job, run with a budget too small to solve its leaf.
+    let run = |node_budget: u64| {
+        let job = v1::Job {
+            node_budget,
+            ..lease_from(&c, "w", 1, "").remove(0)
+        };
+        let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
+        assert!(
+            r.maker_wins.is_none(),
+            "{node_budget} nodes do not solve it"
+        );
+        r.worker = "w".into();
+        (job, r)
+    };
+    let (_, r) = run(2_000);
+    c.report(r).expect("report");
+    // The next leaf's report without its solved positions, its children solved (each by a
+    // search of its own) up to the first its mover wins.
+    let (leaf, mut r) = run(100);
+    r.solved.clear();
+    let position = solver_proto::convert::seven::unpack(&leaf.position, "position").expect("ok");
+    let maker_moves = position.to_move() == solver_core::games::seven::Side::Maker;
+    for child in &mut r.children {
+        let own = v1::Job {
+            position: child.position.clone(),
+            node_budget: 10_000_000,
+            pn_threshold: 0,
+            dn_threshold: 0,
+            ..leaf.clone()
+        };
+        let maker_wins = run_job(&own, &ctx, Arc::default())
+            .expect("runs")
+            .maker_wins
+            .expect("solved");
+        (child.pn, child.dn) = if maker_wins {
+            (0, u64::MAX)
+        } else {
+            (u64::MAX, 0)
+        };
+        if maker_wins == maker_moves {
+            break;
+        }
+    }
+    c.report(r).expect("report");
+    assert!(
+        running(&c.problem(&a).expect("problem")),
+        "the root is open"
+    );
+    let key = keys::seven_tt(&leaf.position);
+    assert_eq!(store.get(ColumnFamily::Tt, &key).expect("get"), None);
+    c.cancel(&a).expect("cancel");
+    assert!(
+        store.get(ColumnFamily::Tt, &key).expect("get").is_some(),
+        "kept"
+    );
 }
 
 /// A report's solved positions are facts for every running problem of their width: here the

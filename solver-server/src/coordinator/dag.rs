@@ -460,7 +460,7 @@ impl Dag {
     /// Counts a failed or expired lease of `id`.
     pub fn add_try(&mut self, id: NodeId) -> u32 {
         let n = &mut self.nodes[id as usize];
-        n.tries += 1;
+        n.tries = n.tries.saturating_add(1);
         n.tries
     }
 

@@ -416,15 +416,11 @@ pub(super) fn complete(
     winning_moves: Vec<String>,
     batch: &mut Batch,
 ) -> Result<(), Error> {
-    let ps = &st.problems[&id];
-    // Every value the DAG proved, the root's included, answers later problems at once.
-    let root = unpack(&ps.root, "root").map_err(corrupt)?.key();
+    // The root's value answers later problems at once, as the DAG's values do (`end`).
+    let root = unpack(&st.problems[&id].root, "root")
+        .map_err(corrupt)?
+        .key();
     put_tt(batch, &root, value);
-    for (_, n) in ps.dag.iter().flat_map(Dag::iter) {
-        if let Some(v) = n.value() {
-            put_tt(batch, &n.key, v);
-        }
-    }
     let result = v1::ProblemResult {
         winner: winner(value) as i32,
         winning_moves,
@@ -436,8 +432,10 @@ pub(super) fn complete(
     Ok(())
 }
 
-/// Ends problem `id` with `status`: freezes its progress, drops its DAG (stored nodes too) and
-/// its leases (their reports still count as facts), and writes it to `batch`.
+/// Ends problem `id` with `status`: freezes its progress, keeps every value its DAG proved in
+/// the transposition table (a cancelled problem's too: they answer later problems at once),
+/// drops its DAG (stored nodes too) and its leases (their reports still count as facts), and
+/// writes it to `batch`.
 fn end(
     st: &mut State,
     id: u64,
@@ -456,6 +454,9 @@ fn end(
     ps.problem.result = result.map(|r| v1::ProblemResult { progress, ..r });
     if let Some(dag) = ps.dag.take() {
         for (_, n) in dag.iter() {
+            if let Some(v) = n.value() {
+                put_tt(batch, &n.key, v);
+            }
             batch.delete(ColumnFamily::Nodes, keys::node(id, &pack_key(&n.key)));
         }
     }

@@ -455,11 +455,23 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
         )),
     };
     let stopped = match embedded {
-        Some(e) => e.stop().await,
+        Some(e) => {
+            // Closing takes up to a few seconds (jobs handed back, the store flushed); a
+            // second Ctrl-C exits at once, as a crash would (accepted work is kept).
+            tokio::spawn(async {
+                if tokio::signal::ctrl_c().await.is_ok() {
+                    eprintln!("exiting at once; the running jobs' leases will expire");
+                    std::process::exit(1);
+                }
+            });
+            e.stop().await
+        }
         None => Ok(()),
     };
-    let (id, problem) = outcome?;
+    // The embedded coordinator's own failure (its data directory in use by another run, say)
+    // is the cause of any failure to reach it: it is reported first.
     stopped?;
+    let (id, problem) = outcome?;
     if opts.json {
         let mut out = problem_json(&problem);
         out["problem_id"] = json!(id);
@@ -467,28 +479,57 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
     } else {
         print_problem(&problem, false);
     }
+    if problem.status != v1::ProblemStatus::Solved as i32 {
+        anyhow::bail!(
+            "problem {id} was cancelled; the same command again submits it again (values it proved are kept)"
+        );
+    }
     Ok(())
 }
 
 /// Submits (idempotently: a rerun names the same problem) and watches to the end; with
 /// `announce`, says on stderr which problem it waits for, and where (a remote coordinator's
 /// problem waits for workers the user starts, with no progress shown off a terminal).
+///
+/// The request id is derived from the spec: `solve-` and 16 hex digits of its hash, then `-2`,
+/// `-3`, ... past each problem of the spec that was cancelled, so that a rerun after a cancel
+/// submits the spec again (and the rerun after that resumes the new problem).
 pub async fn solve_on(
     server: &ServerArgs,
     spec: v1::ProblemSpec,
     announce: bool,
 ) -> anyhow::Result<(String, v1::Problem)> {
     let mut c = connect(server).await?;
-    let request_id = format!("solve-{:016x}", fnv1a(&format!("{spec:?}")));
-    let id = c
-        .submit(v1::SubmitRequest {
-            request_id,
-            spec: Some(spec),
-        })
-        .await
-        .map_err(server_error)?
-        .into_inner()
-        .problem_id;
+    let base = format!("solve-{:016x}", fnv1a(&format!("{spec:?}")));
+    let mut k = 1u32;
+    let id = loop {
+        let request_id = if k == 1 {
+            base.clone()
+        } else {
+            format!("{base}-{k}")
+        };
+        let r = c
+            .submit(v1::SubmitRequest {
+                request_id,
+                spec: Some(spec.clone()),
+            })
+            .await
+            .map_err(server_error)?
+            .into_inner();
+        let cancelled = !r.created
+            && c.get_problem(v1::GetProblemRequest {
+                problem_id: r.problem_id.clone(),
+            })
+            .await
+            .map_err(server_error)?
+            .into_inner()
+            .status
+                == v1::ProblemStatus::Cancelled as i32;
+        if !cancelled {
+            break r.problem_id;
+        }
+        k += 1;
+    };
     if announce {
         eprintln!(
             "problem {id} on {}: waiting for its workers to solve it",

@@ -123,6 +123,25 @@ fn embedded_solve_of_n8_prints_the_verdict_and_json_parses() {
     assert_eq!(v["status"], "solved");
 }
 
+/// An embedded coordinator that cannot start says why, not that it cannot be reached.
+#[test]
+fn an_embedded_solve_whose_coordinator_cannot_start_names_the_cause() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "").expect("write");
+    let o = Command::new(env!("CARGO_BIN_EXE_solver"))
+        .args(["seven", "solve", "--cols", "8", "--data-dir"])
+        .arg(&file)
+        .output()
+        .expect("run solver");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("error: coordinator: cannot open the data directory"),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_bad_board_exits_2_naming_the_problem() {
     // Three rows; then a short first row, named against --cols (the board's width).
@@ -323,6 +342,64 @@ fn submit_watch_status_result_list_cancel_against_a_server() {
         "{}",
         stdout(&o)
     );
+}
+
+/// A solve whose problem is cancelled exits 1 after the final state; the same command again
+/// submits the spec again (a new problem), and the command after that finds that one.
+#[test]
+fn a_cancelled_solve_exits_1_and_the_same_command_submits_it_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (_server, url) = server(&dir.path().join("data"));
+    let solve = ["seven", "solve", "--cols", "8", "--server", url.as_str()];
+    // No worker yet: the solve waits until its problem is cancelled.
+    let mut waiting = Proc(
+        Command::new(env!("CARGO_BIN_EXE_solver"))
+            .args(solve)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn solver"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !stdout(&solver(&["list", "--server", &url])).contains("running") {
+        assert!(Instant::now() < deadline, "the solve submits nothing");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let o = solver(&["cancel", "1", "--server", &url]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let status = loop {
+        if let Some(s) = waiting.0.try_wait().expect("wait") {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the solve goes on after the cancel"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    std::io::Read::read_to_string(&mut waiting.0.stdout.take().expect("stdout"), &mut out)
+        .expect("read");
+    std::io::Read::read_to_string(&mut waiting.0.stderr.take().expect("stderr"), &mut err)
+        .expect("read");
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(out.contains("status:         cancelled"), "{out}");
+    assert!(err.contains("error: problem 1 was cancelled"), "{err}");
+
+    let _worker = worker(&url);
+    for run in 0..2 {
+        let o = solver(&solve);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            o.status.success() && err.starts_with(&format!("problem 2 on {url}: waiting")),
+            "run {run}: {err}"
+        );
+        assert!(
+            stdout(&o).contains("winner:         maker"),
+            "{}",
+            stdout(&o)
+        );
+    }
 }
 
 /// `solver health`, the containers' health check (deploy/): exit 0 and `SERVING` from a live

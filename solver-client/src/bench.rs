@@ -30,7 +30,7 @@ pub struct SevenBenchArgs {
     pub cols: Vec<u32>,
     /// Print the paper's ablation table instead: nodes and time with each technique alone on
     /// top of plain PNS with the mirror-canonical transposition table (Table II).
-    #[arg(long)]
+    #[arg(long, conflicts_with_all = ["workers", "threads", "interleaved"])]
     pub ablation: bool,
     /// Also solve each n on an embedded coordinator with this many local worker slots (a list:
     /// `--workers 1 2`), each in a fresh temporary data directory, and compare the wall time
@@ -75,8 +75,9 @@ pub struct SevenBenchArgs {
     pub max_nodes: Option<u64>,
     /// Cap each direct search's table at this many MiB: above it the search frees solved and
     /// unreachable subtrees and collapses the least recently used unsolved subtrees into leaves
-    /// (searched again when needed) until the table is below half the cap.
-    #[arg(long)]
+    /// (searched again when needed) until the table is below half the cap. 64 to 2^24, as
+    /// `solver-worker --table-mb`.
+    #[arg(long, value_parser = solver_worker::table_mb_parser())]
     pub max_table_mb: Option<usize>,
     /// Switch a PNS+ technique off in every run (repeatable; the names of `solver seven solve
     /// --disable`), e.g. to measure what one technique brings on a large board. Not with

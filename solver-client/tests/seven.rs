@@ -146,6 +146,11 @@ fn bad_input_exits_2_with_a_message() {
             "{args:?}: {err}"
         );
     }
+    // A flag's value out of its range, named by the flag.
+    let o = solver(&["seven", "bench", "--max-table-mb", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--max-table-mb"), "{err}");
 }
 
 /// Asserts that the bench's rows of K apart, threads or workers in `text` (those that name

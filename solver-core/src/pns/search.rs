@@ -529,14 +529,18 @@ impl<G: Game> Search<G> {
     /// Reserves, once, node slots for as many nodes as `cap` bytes can hold: the vectors then
     /// never grow under the cap (growing one of several GiB copies it, holding the old and
     /// the new allocation at once: at n = 14 that lifted the process's peak by 4 GB). The
-    /// reserved memory is only address space until the slots are used.
+    /// reserved memory is only address space until the slots are used. A reservation the
+    /// system refuses (a cap beyond the address space it grants, which would abort the
+    /// process) is left out: those vectors grow as they fill, as under no cap.
     fn reserve_slots(&mut self, cap: usize) {
         let slots = cap / Self::SLOT_BYTES;
         if self.nodes.capacity() < slots {
-            self.nodes.reserve_exact(slots - self.nodes.len());
-            self.nums.reserve_exact(slots - self.nums.len());
-            self.states.reserve_exact(slots - self.states.len());
-            self.table.reserve_slots(slots);
+            let _refused = self
+                .nodes
+                .try_reserve_exact(slots - self.nodes.len())
+                .and_then(|()| self.nums.try_reserve_exact(slots - self.nums.len()))
+                .and_then(|()| self.states.try_reserve_exact(slots - self.states.len()))
+                .and_then(|()| self.table.try_reserve_slots(slots));
         }
     }
 
@@ -1991,6 +1995,19 @@ mod tests {
             let peak = capped.stats().peak_bytes as usize;
             assert!(peak <= cap + cap / 4, "n = {n}: peak {peak}, cap {cap}");
         }
+    }
+
+    #[test]
+    fn a_cap_beyond_the_address_space_is_not_reserved() {
+        // Slots for usize::MAX bytes: a reservation no system grants (reserve_exact aborts).
+        let (root, _, _) = tree_and_cap(26, 4);
+        let mut s = Search::new(root);
+        let out = s.run(&Limits {
+            max_bytes: Some(usize::MAX),
+            ..Limits::default()
+        });
+        assert_eq!(out, Outcome::Solved(Value::Proven));
+        s.assert_consistent();
     }
 
     #[test]

@@ -200,10 +200,14 @@ impl<K: Copy + Eq + Hash> Table<K> {
         }
     }
 
-    /// Reserves key slots for nodes up to `slots` in all (address space until used).
-    pub(super) fn reserve_slots(&mut self, slots: usize) {
+    /// Reserves key slots for nodes up to `slots` in all (address space until used); the
+    /// error of an allocation the system refuses.
+    pub(super) fn try_reserve_slots(
+        &mut self,
+        slots: usize,
+    ) -> Result<(), std::collections::TryReserveError> {
         self.keys
-            .reserve_exact(slots.saturating_sub(self.keys.len()));
+            .try_reserve_exact(slots.saturating_sub(self.keys.len()))
     }
 
     /// Every entry: key and node.

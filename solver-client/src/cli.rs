@@ -109,14 +109,18 @@ pub fn for_each_jsonl(
     let file = std::fs::File::open(path)
         .map_err(|e| usage(format!("cannot open {}: {e}", path.display())))?;
     for (i, line) in std::io::BufReader::new(file).lines().enumerate() {
-        let line = line?;
+        let where_ = || format!("{}:{}", path.display(), i + 1);
+        let line = line.map_err(|e| match e.kind() {
+            // Bytes that are not UTF-8: the input's fault.
+            std::io::ErrorKind::InvalidData => usage(format!("{}: {e}", where_())),
+            _ => anyhow::Error::new(e).context(where_()),
+        })?;
         if line.trim().is_empty() {
             continue;
         }
         let input: serde_json::Value = serde_json::from_str(&line)
-            .map_err(|e| usage(format!("{}:{}: not JSON: {e}", path.display(), i + 1)))?;
-        let mut result =
-            answer(&input).map_err(|e| e.context(format!("{}:{}", path.display(), i + 1)))?;
+            .map_err(|e| usage(format!("{}: not JSON: {e}", where_())))?;
+        let mut result = answer(&input).map_err(|e| e.context(where_()))?;
         if let (Some(id), Some(obj)) = (input.get("id"), result.as_object_mut()) {
             obj.insert("id".into(), id.clone());
         }

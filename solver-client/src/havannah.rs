@@ -54,8 +54,8 @@ pub struct PlayoutArgs {
     /// Board size: cells per side, 2..=32.
     #[arg(long, value_parser = clap::value_parser!(u32).range(Layers::MIN as i64..=Layers::MAX as i64))]
     layers: u32,
-    /// Number of games.
-    #[arg(long, default_value_t = 10_000)]
+    /// Number of games (at least 1).
+    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..))]
     games: u64,
     /// Seed of the random generator (same seed, same games).
     #[arg(long, default_value_t = 1)]
@@ -256,11 +256,15 @@ fn render(req: &CheckHavannahWinRequest, a: &CheckHavannahWinResponse) -> anyhow
         marked.extend(r.cells.iter().copied());
     }
     if let Some(b) = &a.bridge {
+        // A server's answer, checked: a bridge joins two corners.
+        let [from, to] = b.corners.as_slice() else {
+            anyhow::bail!("the answer's bridge has {} corners, not 2", b.corners.len());
+        };
         writeln!(
             out,
             "bridge {} - {}: {}",
-            cell(&b.corners[0]),
-            cell(&b.corners[1]),
+            cell(from),
+            cell(to),
             list(&b.chain)
         )?;
         marked.extend(b.chain.iter().copied());

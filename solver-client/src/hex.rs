@@ -31,7 +31,7 @@ pub enum Command {
     /// board drawn with the chain marked.
     Check {
         /// JSON lines with `board` (n strings) and optionally `n`.
-        #[arg(long, conflicts_with = "rows")]
+        #[arg(long, conflicts_with_all = ["rows", "empty"])]
         jsonl: Option<PathBuf>,
         #[command(flatten)]
         board: BoardArgs,
@@ -47,7 +47,7 @@ pub enum Command {
     /// board drawn with the winning moves marked `*`.
     Solve {
         /// JSON lines with `board` (n strings), `to_move` ("B" | "W") and optionally `n`.
-        #[arg(long, conflicts_with_all = ["rows", "to_move"])]
+        #[arg(long, conflicts_with_all = ["rows", "empty", "to_move"])]
         jsonl: Option<PathBuf>,
         #[command(flatten)]
         board: BoardArgs,

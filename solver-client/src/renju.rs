@@ -247,6 +247,11 @@ fn parse_move(v: &Value, field: &str) -> anyhow::Result<RenjuPoint> {
                     col: num(c, "col")?,
                     name: String::new(),
                 })
+            } else if s.trim().is_empty() {
+                // An empty name would stand for row 0, col 0 (A15).
+                Err(usage(format!(
+                    "{field}: empty; a name (\"H8\") or \"row,col\""
+                )))
             } else {
                 Ok(RenjuPoint {
                     row: 0,

@@ -97,7 +97,7 @@ pub struct SolveArgs {
     pub all_moves: bool,
     /// Solve one position per line of this file (fields n, board, to_move, optional id) and
     /// print one JSON result per line. Implies --direct.
-    #[arg(long, conflicts_with_all = ["cols", "board"])]
+    #[arg(long, conflicts_with_all = ["cols", "board", "to_move"])]
     pub jsonl: Option<std::path::PathBuf>,
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
     #[arg(long, conflicts_with_all = ["engine", "data_dir", "workers"])]

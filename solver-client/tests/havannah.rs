@@ -108,6 +108,8 @@ fn bad_input_exits_2() {
     std::fs::write(&not_square, "[[0,0,0],[0,0],[3,0,3]]").expect("write");
     let good = dir.path().join("good.txt");
     std::fs::write(&good, "0 0 0\n0 0 0\n3 0 3\n").expect("write");
+    let latin1 = dir.path().join("latin1.jsonl");
+    std::fs::write(&latin1, b"\n{\"id\":\"caf\xe9\"}\n").expect("write");
     /// `havannah check --board-file FILE --move MV --player 1`.
     fn check_file<'a>(file: &'a std::path::Path, mv: &'a str) -> Vec<&'a str> {
         let file = file.to_str().expect("path");
@@ -156,6 +158,19 @@ fn bad_input_exits_2() {
         (
             vec!["havannah", "playout", "--layers", "1", "--games", "1"],
             "--layers",
+        ),
+        (
+            vec!["havannah", "playout", "--layers", "4", "--games", "0"],
+            "--games",
+        ),
+        (
+            vec![
+                "havannah",
+                "check",
+                "--jsonl",
+                latin1.to_str().expect("path"),
+            ],
+            "latin1.jsonl:2: stream did not contain valid UTF-8",
         ),
         (
             vec!["havannah", "check", "--jsonl", "/nonexistent/file.jsonl"],

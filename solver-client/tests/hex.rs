@@ -89,4 +89,12 @@ fn bad_input_exits_with_code_2() {
         file.path().to_str().expect("utf-8"),
     ]);
     assert_eq!(out.status.code(), Some(2));
+    // A board given both ways: refused, not one of them ignored.
+    let jsonl = file.path().to_str().expect("utf-8");
+    for cmd in ["check", "solve"] {
+        let out = solver(&["hex", cmd, "--jsonl", jsonl, "--empty", "5"]);
+        assert_eq!(out.status.code(), Some(2), "{cmd}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("cannot be used with"), "{cmd}: {err}");
+    }
 }

@@ -138,6 +138,10 @@ fn bad_input_exits_2_naming_the_field() {
         "move.col",
     );
     assert_usage(
+        &solver(&["renju", "check", "--board", &b, "--move", " "]),
+        "--move: empty",
+    );
+    assert_usage(
         &solver(&[
             "renju", "check", "--board", &b, "--move", "H8", "--color", "red",
         ]),

@@ -1205,6 +1205,98 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     assert_maker_wins_with(&c, &b, &moves);
 }
 
+/// Submits the empty board 8 wide, Breaker to move (an AND root, which one solved child does
+/// not decide when Maker wins it), with 2,000-node jobs, straight to `c`; returns its id.
+fn submit_breaker_first(c: &Coordinator) -> String {
+    c.submit(v1::SubmitRequest {
+        request_id: String::new(),
+        spec: Some(empty_spec(8, false, 2_000)),
+    })
+    .expect("submit")
+    .problem_id
+}
+
+/// Whether Maker wins the position of `job`, by a search to its end.
+fn maker_wins(job: &v1::Job, ctx: &JobContext) -> bool {
+    let own = v1::Job {
+        node_budget: 10_000_000,
+        pn_threshold: 0,
+        dn_threshold: 0,
+        ..job.clone()
+    };
+    let r = run_job(&own, ctx, Arc::default()).expect("runs");
+    r.maker_wins.unwrap_or_else(|| panic!("not solved: {} nodes, {:?}", r.nodes, r.error))
+}
+
+/// A heartbeat that cancels a job because its leaf was solved through another job's facts
+/// ends the job's lease: it does not expire later as a failure, and its report still counts.
+#[tokio::test]
+async fn a_heartbeat_ends_the_lease_of_a_leaf_solved_elsewhere() {
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    let a = submit_breaker_first(&c);
+    let ctx = JobContext::new(64, 1);
+    let report = |job: &v1::Job, node_budget: u64| {
+        let job = v1::Job {
+            node_budget,
+            ..job.clone()
+        };
+        let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
+        r.worker = "w".into();
+        r
+    };
+    // The root, then its most-proving leaf, expanded: the next leaves are two moves deep,
+    // positions a search solves in a few seconds.
+    for budget in [2_000, 100] {
+        let job = lease_from(&c, "w", 1, "").remove(0);
+        c.report(report(&job, budget)).expect("report");
+    }
+    let jobs = lease_from(&c, "w", 2, "");
+    let [first, second] = jobs.as_slice() else {
+        panic!("two leaves: {jobs:?}");
+    };
+    // The first job's report says (truly) who wins the second's leaf.
+    let mut r = report(first, 100);
+    assert!(r.maker_wins.is_none(), "100 nodes do not solve it");
+    r.solved.push(v1::SolvedPosition {
+        position: second.position.clone(),
+        maker_wins: maker_wins(second, &ctx),
+    });
+    c.report(r).expect("report");
+    assert!(
+        running(&c.problem(&a).expect("problem")),
+        "the root is open"
+    );
+    let hb = c
+        .heartbeat(v1::HeartbeatRequest {
+            worker: "w".into(),
+            job_ids: vec![second.job_id.clone()],
+        })
+        .expect("heartbeat");
+    assert_eq!(hb.cancelled_job_ids, std::slice::from_ref(&second.job_id));
+    let progress = |c: &Coordinator| {
+        let p = c.problem(&a).expect("problem");
+        p.progress.expect("progress")
+    };
+    assert_eq!(progress(&c).jobs_in_flight, 0);
+    let later = tokio::time::Instant::now() + Duration::from_secs(3_600);
+    assert_eq!(
+        c.expire(later).expect("expire"),
+        0,
+        "nothing left to expire"
+    );
+    assert_eq!(progress(&c).jobs_expired, 0);
+    let done = progress(&c).jobs_done;
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: second.job_id.clone(),
+        error: "stopped".into(),
+        ..Default::default()
+    })
+    .expect("a late report");
+    assert_eq!(progress(&c).jobs_done, done + 1);
+}
+
 /// Cancelling a problem keeps what its DAG proved in the transposition table, also the values
 /// back-propagation gave (no report names them): here a leaf that its report's solved children
 /// decide.
@@ -1212,14 +1304,7 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
 async fn a_cancelled_problems_proved_values_stay_in_the_table() {
     let store = Arc::new(MemStore::new());
     let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
-    // Breaker to move (an AND root, which one solved child does not decide when Maker wins it).
-    let a = c
-        .submit(v1::SubmitRequest {
-            request_id: String::new(),
-            spec: Some(empty_spec(8, false, 2_000)),
-        })
-        .expect("submit")
-        .problem_id;
+    let a = submit_breaker_first(&c);
     let ctx = JobContext::new(64, 1);
     // The next job, run with a budget too small to solve its leaf.
     let run = |node_budget: u64| {
@@ -1246,15 +1331,9 @@ async fn a_cancelled_problems_proved_values_stay_in_the_table() {
     for child in &mut r.children {
         let own = v1::Job {
             position: child.position.clone(),
-            node_budget: 10_000_000,
-            pn_threshold: 0,
-            dn_threshold: 0,
             ..leaf.clone()
         };
-        let maker_wins = run_job(&own, &ctx, Arc::default())
-            .expect("runs")
-            .maker_wins
-            .expect("solved");
+        let maker_wins = maker_wins(&own, &ctx);
         (child.pn, child.dn) = if maker_wins {
             (0, u64::MAX)
         } else {

@@ -2,6 +2,7 @@
 //! expire leases whose worker went silent.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use solver_core::games::seven::Key;
 use solver_core::pns::{INFINITY, Number, Value};
@@ -179,7 +180,7 @@ impl Coordinator {
         // Borrows of distinct fields below (the DAG, and the searchers seen).
         let st = &mut *guard;
         let pair = (Arc::clone(&worker), req.slot);
-        let searcher = st.searcher(&pair);
+        let searcher = st.searcher(&pair, now, self.config.lease);
         st.seen(searcher, now);
         let mut jobs = st.answer_again(&pair, &req.request_id, now + self.config.lease);
         let again = !jobs.is_empty();
@@ -283,7 +284,9 @@ impl Coordinator {
         Ok((st, jobs))
     }
 
-    /// Renews the worker's leases and names the jobs to stop (`Work.Heartbeat`).
+    /// Renews the worker's leases and names the jobs to stop (`Work.Heartbeat`): a job whose
+    /// leaf is solved, or whose problem has ended, loses its lease at once (its report, if one
+    /// comes, still counts once), so that it never expires as a failure.
     ///
     /// # Errors
     /// `INVALID_ARGUMENT` for a bad worker name or job id, or more than 4,096 ids;
@@ -299,14 +302,16 @@ impl Coordinator {
                 continue;
             };
             let (problem, node, searcher) = (lease.problem, lease.node, lease.searcher);
-            st.renew(job, deadline);
             st.seen(searcher, now);
             let solved = st.problems[&problem]
                 .dag
                 .as_ref()
                 .is_none_or(|d| d.node(node).value().is_some());
             if solved {
+                st.drop_lease(job);
                 cancelled.push(job.to_string());
+            } else {
+                st.renew(job, deadline);
             }
         }
         Ok(v1::HeartbeatResponse {
@@ -578,14 +583,41 @@ impl Coordinator {
 
 impl State {
     /// The number of the searcher `pair` (worker, slot): its number since it was first seen, or a
-    /// new one; 0 (nobody) once every number is taken, without keeping the pair, so that
-    /// workers sending ever new names or slots cannot grow the map past `Searcher::MAX`.
-    fn searcher(&mut self, pair: &(Arc<str>, u32)) -> super::dag::Searcher {
+    /// new one. Once every number is taken, the number of the searcher seen longest ago is
+    /// reused if that one is gone (not seen for `gone_after`, a lease's length: its leases have
+    /// ended, and its leaves are anyone's already), its pair and last answer forgotten, so that
+    /// workers restarting with new slots for the server's whole life keep getting numbers;
+    /// else 0 (nobody), without keeping the pair, so that the map never grows past
+    /// `Searcher::MAX`.
+    fn searcher(
+        &mut self,
+        pair: &(Arc<str>, u32),
+        now: Instant,
+        gone_after: Duration,
+    ) -> super::dag::Searcher {
         if let Some(&known) = self.searchers.get(pair) {
             return known;
         }
-        let Ok(n) = super::dag::Searcher::try_from(self.searchers.len() + 1) else {
-            return 0;
+        let n = match super::dag::Searcher::try_from(self.searchers.len() + 1) {
+            Ok(n) => n,
+            Err(_) => {
+                let seen = |n| self.searchers_seen.get(&n).copied();
+                let Some((old, n)) = self
+                    .searchers
+                    .iter()
+                    .min_by_key(|&(_, &n)| seen(n))
+                    .filter(|&(_, &n)| {
+                        seen(n).is_none_or(|t| now.saturating_duration_since(t) > gone_after)
+                    })
+                    .map(|(old, &n)| (old.clone(), n))
+                else {
+                    return 0;
+                };
+                self.searchers.remove(&old);
+                self.searchers_seen.remove(&n);
+                self.answers.remove(&old);
+                n
+            }
         };
         self.searchers.insert(pair.clone(), n);
         n
@@ -697,27 +729,46 @@ mod tests {
     use crate::coordinator::dag::Searcher;
 
     #[test]
-    fn searchers_keep_their_numbers_and_the_map_stops_at_the_last_number() {
+    fn searchers_keep_their_numbers_and_a_gone_ones_number_is_reused_when_all_are_taken() {
         let mut st = State::default();
         let (a, b): (Arc<str>, Arc<str>) = (Arc::from("a"), Arc::from("b"));
-        assert_eq!(st.searcher(&(a.clone(), 0)), 1);
-        assert_eq!(st.searcher(&(b.clone(), 0)), 2);
-        assert_eq!(st.searcher(&(a.clone(), 7)), 3);
-        assert_eq!(st.searcher(&(a.clone(), 0)), 1, "a pair keeps its number");
-        for slot in 1..=u32::from(Searcher::MAX) {
-            st.searcher(&(b.clone(), slot));
+        let t0 = Instant::now();
+        let lease = Duration::from_secs(30);
+        let number = |st: &mut State, pair: (Arc<str>, u32), t: Instant| {
+            let n = st.searcher(&pair, t, lease);
+            st.seen(n, t);
+            n
+        };
+        assert_eq!(number(&mut st, (a.clone(), 0), t0), 1);
+        assert_eq!(number(&mut st, (b.clone(), 0), t0), 2);
+        assert_eq!(number(&mut st, (a.clone(), 7), t0), 3);
+        assert_eq!(
+            number(&mut st, (a.clone(), 0), t0),
+            1,
+            "a pair keeps its number"
+        );
+        let t1 = t0 + Duration::from_secs(10);
+        for slot in 1..=u32::from(Searcher::MAX) - 3 {
+            number(&mut st, (b.clone(), slot), t1);
         }
         assert_eq!(st.searchers.len(), usize::from(Searcher::MAX));
+        // Everyone seen within a lease: no number left, nobody, and not kept.
+        let t2 = t0 + Duration::from_secs(20);
+        assert_eq!(number(&mut st, (b.clone(), u32::MAX), t2), 0);
+        assert_eq!(st.searchers.len(), usize::from(Searcher::MAX), "not kept");
         assert_eq!(
-            st.searcher(&(b.clone(), u32::MAX)),
-            0,
-            "no number left: nobody"
+            number(&mut st, (a.clone(), 7), t2),
+            3,
+            "known pairs keep theirs"
         );
-        assert_eq!(
-            st.searchers.len(),
-            usize::from(Searcher::MAX),
-            "and not kept"
-        );
-        assert_eq!(st.searcher(&(a.clone(), 7)), 3, "known pairs keep theirs");
+        // Past a lease since t0: b's slot 0 (2), seen at t0 only, is gone; a's pairs were
+        // seen again. The newcomer gets 2 and b's slot 0 is forgotten.
+        let t3 = t0 + Duration::from_secs(35);
+        number(&mut st, (a.clone(), 0), t3);
+        assert_eq!(number(&mut st, (b.clone(), u32::MAX), t3), 2);
+        assert_eq!(st.searchers.len(), usize::from(Searcher::MAX));
+        assert!(!st.searchers.contains_key(&(b.clone(), 0)));
+        // Nobody else is gone yet (the slots seen at t1 are not).
+        assert_eq!(number(&mut st, (b.clone(), u32::MAX - 1), t3), 0);
     }
 }

@@ -160,7 +160,8 @@ struct State {
     /// Round-robin cursor over problems for leasing.
     cursor: u64,
     /// Numbers of the searchers (worker, slot) seen since start, from 1 (see `dag::Searcher`);
-    /// once every number is taken, later searchers are 0 (nobody) and not kept.
+    /// once every number is taken, a gone searcher's number is reused, and while none is gone
+    /// later searchers are 0 (nobody) and not kept.
     searchers: HashMap<(Arc<str>, u32), dag::Searcher>,
     /// When each numbered searcher last leased, reported or sent a heartbeat. One not seen for
     /// a lease's length is gone, and its leaves are anyone's ([`dag::Dag::select_for`]).

@@ -38,6 +38,12 @@ pub fn check_job_node_budget(budget: u64) -> Result<u64, String> {
 /// Most job ids one `Heartbeat` or `Abandon` call may name.
 pub const MAX_JOB_IDS: usize = 4096;
 
+/// The most nodes a report may count (`ReportRequest.nodes`): a job stops within a few
+/// iterations of its budget, which is at most [`MAX_JOB_NODE_BUDGET`]; so ten times that is
+/// no job's count, and a larger one (a worker's bug) would spoil its problem's node count and
+/// speed for good.
+pub const MAX_REPORT_NODES: u64 = 10 * MAX_JOB_NODE_BUDGET;
+
 /// The longest wait a worker takes from `LeaseResponse.retry_after_ms`.
 pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 

@@ -588,6 +588,18 @@ async fn bad_requests_name_the_field_and_submit_is_idempotent() {
         .expect_err("a long error");
     assert_eq!(err.code(), Code::InvalidArgument);
     assert!(err.message().starts_with("error"), "{}", err.message());
+    let err = w
+        .report(v1::ReportRequest {
+            worker: "w".into(),
+            job_id: "1".into(),
+            maker_wins: Some(true),
+            nodes: u64::MAX,
+            ..Default::default()
+        })
+        .await
+        .expect_err("more nodes than a job counts");
+    assert_eq!(err.code(), Code::InvalidArgument);
+    assert!(err.message().starts_with("nodes"), "{}", err.message());
     for too_many in [
         w.heartbeat(v1::HeartbeatRequest {
             worker: "w".into(),
@@ -1225,7 +1237,8 @@ fn maker_wins(job: &v1::Job, ctx: &JobContext) -> bool {
         ..job.clone()
     };
     let r = run_job(&own, ctx, Arc::default()).expect("runs");
-    r.maker_wins.unwrap_or_else(|| panic!("not solved: {} nodes, {:?}", r.nodes, r.error))
+    r.maker_wins
+        .unwrap_or_else(|| panic!("not solved: {} nodes, {:?}", r.nodes, r.error))
 }
 
 /// A heartbeat that cancels a job because its leaf was solved through another job's facts

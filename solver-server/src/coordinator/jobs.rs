@@ -9,7 +9,7 @@ use solver_core::pns::{INFINITY, Number, Value};
 use solver_proto::convert::seven::{pack_key, threshold_to_wire, unpack};
 use solver_proto::report::MAX_JOB_ERROR_BYTES;
 use solver_proto::v1;
-use solver_proto::work::{MAX_JOB_IDS, MIN_JOB_NODE_BUDGET};
+use solver_proto::work::{MAX_JOB_IDS, MAX_REPORT_NODES, MIN_JOB_NODE_BUDGET};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
@@ -87,6 +87,12 @@ fn check_report(req: &v1::ReportRequest) -> Result<CheckedReport, Error> {
                 "{} positions; at most {MAX_REPORT_SOLVED}",
                 req.solved.len()
             ),
+        ));
+    }
+    if req.nodes > MAX_REPORT_NODES {
+        return Err(invalid(
+            "nodes",
+            format!("{}; at most {MAX_REPORT_NODES}", req.nodes),
         ));
     }
     if req.error.len() > MAX_JOB_ERROR_BYTES {

@@ -13,7 +13,9 @@ use super::{Formula, Game, INFINITY, NodeType, Number, Value};
 /// Budgets of one [`Search::run`]. The default has none: run until solved.
 #[derive(Debug, Clone, Default)]
 pub struct Limits {
-    /// Stop once this many DAG nodes have been created (counting the root).
+    /// Stop once this many DAG nodes have been created (counting the root), since the
+    /// [`Search`] was made and over all its runs, not per run: a second run with the same
+    /// limits stops at once.
     pub max_nodes: Option<u64>,
     /// Stop at this instant (checked every few hundred expansions).
     pub deadline: Option<Instant>,

@@ -133,9 +133,12 @@ impl<G: Game> Shared<G> {
     /// expansions while it waits for its own.
     ///
     /// # Errors
-    /// [`Poisoned`] when a thread panicked while holding the lock. A panic inside the game's
-    /// code, outside the lock (in this thread or in one computing a piece of this run's
-    /// expansions), is passed on to the caller and leaves the search usable.
+    /// [`Poisoned`] when a thread panicked while holding the lock.
+    ///
+    /// # Panics
+    /// A panic inside the game's code, outside the lock (in this thread or in one computing a
+    /// piece of this run's expansions), is passed on to the caller and leaves the search
+    /// usable.
     pub fn run(&self, root: G, limits: &Limits, nodes: &AtomicU64) -> Result<Outcome, Poisoned> {
         let start = Instant::now();
         let _running = self.pipeline.run();
@@ -256,6 +259,9 @@ impl<G: Game> Shared<G> {
     /// [`Shared::run`] in this thread while `helpers` other threads [help](Shared::help) it,
     /// as a worker's slots do; the helpers stop when the run ends, also when it panics. The
     /// run's result, or its panic (the game's, passed on by the run), to resume or report.
+    ///
+    /// # Errors
+    /// The outer `Err` is the run's panic; the inner one is [`Shared::run`]'s [`Poisoned`].
     pub fn run_helped(
         &self,
         helpers: usize,

@@ -173,7 +173,8 @@ impl fmt::Display for Side {
 }
 
 /// Everything a board, a move or a player can be rejected for. Each variant carries the
-/// rejected input.
+/// rejected input. Rows and columns are 0-based indices into the seed's `dim x dim` array
+/// (row 0 at the top), as in the input, also in `Size`'s `entries in row R`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HavannahError {
     /// The layer count is outside `2..=32`.

@@ -306,7 +306,8 @@ impl Board {
         self.geometry().full & !(self.black | self.white)
     }
 
-    /// What stands on `cell`: `None` for empty.
+    /// What stands on `cell`: `None` for empty. `cell` must be on the board: an off-board
+    /// cell reads another cell's stone, or panics in debug builds (a bit index past 127).
     pub fn get(&self, cell: Cell) -> Option<Color> {
         let bit = 1u128 << cell.index(self.size());
         if self.black & bit != 0 {

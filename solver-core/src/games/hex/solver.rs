@@ -29,20 +29,23 @@ use super::dead::fill_dead;
 use super::geometry::Geometry;
 use super::vc;
 
-/// Limits and options of one [`solve`] call.
+/// Limits and options of one [`solve`] call, or of one [`super::pns::solve`] call, which
+/// reads them as its docs say (both passes share the limits; its tables differ).
 #[derive(Debug, Clone, Default)]
 pub struct SolveOptions {
     /// Also find the complete list of winning moves of the side to move.
     pub all_moves: bool,
     /// Stop with [`Outcome::Unknown`] after this many search nodes.
     pub max_nodes: Option<u64>,
-    /// Stop with [`Outcome::Unknown`] at this instant (checked every 1024 nodes).
+    /// Stop with [`Outcome::Unknown`] at this instant (checked every 1024 nodes; every 256
+    /// expansions in the proof-number pass of [`super::pns::solve`]).
     pub deadline: Option<Instant>,
-    /// Stop with [`Outcome::Unknown`] once this is set (checked with the deadline): for a
-    /// caller that no longer wants the answer.
+    /// Stop with [`Outcome::Unknown`] once this is set (checked with the deadline, and before
+    /// every expansion of the proof-number pass): for a caller that no longer wants the answer.
     pub cancel: Option<Arc<AtomicBool>>,
-    /// The transposition table holds `2^tt_bits` entries of 64 bytes; `None` picks a size
-    /// from the board side (16 KiB on 3x3 up to 256 MiB from 6x6 on).
+    /// The transposition table holds `2^tt_bits` entries of 64 bytes (`tt_bits` at most 26,
+    /// 4 GiB: larger values are taken as 26); `None` picks a size from the board side (16 KiB
+    /// on 3x3 up to 256 MiB from 6x6 on).
     pub tt_bits: Option<u32>,
     /// Cap on the proof-number search's DAG in [`super::pns::solve`], in bytes; `None` means
     /// [`super::pns::DEFAULT_MAX_BYTES`]. Unused by this module's search.
@@ -77,7 +80,8 @@ pub struct Solution {
 pub enum Outcome {
     /// The value was found.
     Solved(Solution),
-    /// The node budget or the deadline ran out first.
+    /// The node budget, the deadline or the memory cap ([`SolveOptions::max_bytes`]) ran out
+    /// first, or the caller cancelled.
     Unknown {
         /// Search nodes visited before stopping.
         nodes: u64,
@@ -121,8 +125,16 @@ pub struct Solver {
 }
 
 impl Solver {
-    /// A solver for boards of side `n` (`1..=11`) with the limits of `opts`.
+    /// A solver for boards of side `n` (`1..=11`) with the limits of `opts`. Its node count
+    /// and `opts.max_nodes` run over every [`Solver::solve`] call on it.
+    ///
+    /// # Panics
+    /// When `n` is outside `1..=11`.
     pub fn new(n: usize, opts: &SolveOptions) -> Solver {
+        assert!(
+            (super::MIN_SIZE..=super::MAX_SIZE).contains(&n),
+            "a Hex board's side is 1 to 11, not {n}"
+        );
         let geometry = Geometry::new(n);
         let bits = opts.tt_bits.unwrap_or(match n {
             0..=3 => 8,
@@ -180,7 +192,8 @@ impl Solver {
     }
 
     /// Solves `board` with `to_move` to play; with `all_moves`, also lists every winning move.
-    /// The board's side must be the solver's.
+    /// The board's side must be the solver's `n`: nothing checks it, and another side gives
+    /// meaningless answers.
     pub fn solve(&mut self, board: &Board, to_move: Color, all_moves: bool) -> Outcome {
         let n = board.size();
         if let Some(winner) = board.winner() {

@@ -13,7 +13,8 @@ pub const ROWS: u32 = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Cols(u8);
 
-/// The error for a width outside `4..=32`; it carries the rejected width.
+/// The error for a width outside `4..=32`; it carries the rejected width (0 for a negative
+/// one).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("board width {0} is out of range: n must be from {min} to {max}", min = Cols::MIN, max = Cols::MAX)]
 pub struct ColsError(pub u64);
@@ -109,6 +110,9 @@ pub struct ParseCellError {
 
 impl Cell {
     /// The cell at row `r` (0..4, from the top) and column `c` (0..n, from the left).
+    ///
+    /// # Panics
+    /// In debug builds, for `r` or `c` out of range; a release build then gives another cell.
     pub fn new(r: u32, c: u32) -> Cell {
         debug_assert!(r < ROWS && c < Cols::MAX);
         Cell((ROWS * c + r) as u8)

@@ -118,6 +118,9 @@ impl Hypergraph {
     }
 
     /// Indices into [`Self::edges`] of the edges through `cell`.
+    ///
+    /// # Panics
+    /// When `cell` is off this hypergraph's board (its index is 4n or more).
     pub fn edges_through(&self, cell: Cell) -> &[u16] {
         &self.edges_of_cell[cell.index()]
     }

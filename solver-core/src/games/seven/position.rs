@@ -51,8 +51,9 @@ impl std::str::FromStr for Side {
     }
 }
 
-/// A position: the cells each side owns and the side to move. Always valid: the two sides'
-/// cells are disjoint and on the board.
+/// A position: the cells each side owns and the side to move. Valid when built by its
+/// constructors and [`Position::play`]: the two sides' cells are disjoint and on the board
+/// ([`Position::assign`] checks that only in debug builds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Position {
     cols: Cols,
@@ -133,7 +134,8 @@ impl Position {
     /// wide as the first row.
     ///
     /// # Errors
-    /// [`ParsePositionError`] naming the row, column or count that is wrong.
+    /// [`ParsePositionError`] naming the row, column or count that is wrong; `Cols` when
+    /// `width` is `None` and the first row's length is not a width (4 to 32).
     pub fn from_rows<S: AsRef<str>>(
         rows: &[S],
         width: Option<Cols>,
@@ -236,7 +238,12 @@ impl Position {
         self
     }
 
-    /// Gives `cells` to `side` without changing the side to move (used by reductions).
+    /// Gives `cells` (a bit set of [`Cell::bit`]s) to `side` without changing the side to
+    /// move (used by reductions). `cells` must be empty cells on the board.
+    ///
+    /// # Panics
+    /// In debug builds, when a cell of `cells` is taken; nothing checks, in release builds,
+    /// that they are empty or on the board.
     pub fn assign(&mut self, side: Side, cells: u128) {
         debug_assert_eq!(cells & (self.maker | self.breaker), 0);
         match side {
@@ -248,7 +255,7 @@ impl Position {
     /// The side to move claims `cell` and the turn passes.
     ///
     /// # Errors
-    /// A message when the cell is taken.
+    /// A message when the cell is taken or off the board.
     pub fn play(&self, cell: Cell) -> Result<Self, String> {
         if self.empty_cells() & cell.bit() == 0 {
             return Err(format!("{} is not an empty cell", cell.name()));

@@ -36,8 +36,10 @@ pub enum Technique {
     /// Heuristic pn/dn initialisation (spec, "Heuristic initialisation"): pn = 1 + 10
     /// P(Breaker wins) from the anchor's logistic regression, times the number of moves at an
     /// AND node; dn = 1000^phi, and for the OR children of an expanded AND node the paper's
-    /// sibling-relative 1000^(phi(parent) - phi(s) + phi(child)), s the new OR child with the
-    /// smallest phi.
+    /// sibling-relative form 1000^(phi(parent) - phi(s) + phi(child)), s the new OR child with
+    /// the smallest phi. The exponents use the anchor's phi = pot / 2 where the paper writes
+    /// pot (spec, "Lines and potential"), and both numbers are scaled by 100 (integers that
+    /// keep the fractions of the estimates).
     Heuristics,
     /// Residual components (spec, "Residual hypergraph"): a position whose free lines fall into
     /// two or more connected components is decided by its components. Maker to move: Maker
@@ -149,7 +151,8 @@ impl Rules {
     }
 
     /// The paper's hypergraph for `cols` with exactly the techniques `enabled` (an empty list
-    /// is plain PNS with an exact-position transposition table).
+    /// is plain PNS, its transposition table keyed by the residual position: Maker stones on
+    /// no free line count as Breaker's, see `Game::key`; not mirror-canonical).
     pub fn with_enabled(cols: Cols, enabled: &[Technique]) -> Self {
         Rules {
             hg: paper(cols),
@@ -1023,6 +1026,8 @@ pub struct SolveReport {
     pub outcome: crate::pns::Outcome,
     /// Winning first moves of the side to move, when it wins: the ones the proof found, or with
     /// `all_moves` every one, in cell order. Empty when the side to move loses or it is unknown.
+    /// Under limits, a move whose own search runs out of them is left out: the list may then
+    /// be incomplete, or empty although the side to move wins.
     pub winning_moves: Vec<Cell>,
     /// Search counters over every search run ([`crate::pns::Stats::add_after`]).
     pub stats: crate::pns::Stats,
@@ -1035,7 +1040,8 @@ pub struct SolveReport {
 /// Solves `pos` with every technique on except `disabled`, within `limits`.
 ///
 /// With `all_moves`, each move of the side to move is also proven or refuted on its own (each
-/// with the same limits), so `winning_moves` is complete.
+/// with the same limits), so `winning_moves` is complete when no search runs out of its
+/// limits (a move whose search does is left out).
 pub fn solve(
     pos: Position,
     disabled: &[Technique],

@@ -14,10 +14,12 @@ use crate::pns::{Formula, Game, NodeType, Number, Value};
 /// A PNS+ technique that can be switched off for ablation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Technique {
-    /// Forced moves: Breaker must take the cell of a 1-line (two distinct 1-line cells: Maker
-    /// wins) and, with none, must stop every genuine crossing of two 2-lines (by taking it or,
-    /// when it has exactly two partner cells, one of them; no such move: Maker wins); Maker
-    /// with a genuine crossing plays it.
+    /// Forced moves (spec, "PNS+ reductions"): Breaker must take the cell of a 1-line (two
+    /// distinct 1-line cells: Maker wins) and, with none, must stop every genuine crossing of
+    /// two 2-lines (by taking it or, when it has exactly two partner cells, one of them; no
+    /// such move: Maker wins); Maker with a genuine crossing plays it. Breaker's crossing rule
+    /// follows from Thm IV.1: a genuine crossing left empty is Maker's next move and his win,
+    /// and only the crossing or, with exactly two partners, a partner's cell unmakes it.
     ForcedMove,
     /// Maker-win stop (Thm IV.1): Maker to move with a 1-line, or with a cell in two 2-lines
     /// whose other cells differ, wins.

@@ -29,9 +29,14 @@ pub enum Technique {
     BreakerWinStop,
     /// Dead squares: an empty cell on no free line is given to Breaker.
     DeadSquares,
-    /// Dominated squares and partial pairing: two cells that lie only in the same free line are
-    /// paired off (the line is killed); a cell lying only in a 2-line is never played when the
-    /// line's other cell lies in more lines (that cell dominates it for both sides).
+    /// Dominated squares and partial pairing (spec, "PNS+ reductions"): two cells that lie only
+    /// in the same free line are paired off (the line is killed); a cell lying only in a
+    /// 2-line is never played when the line's other cell lies in more lines (that cell
+    /// dominates it for both sides). Move generation goes further than the spec's rule: it
+    /// skips every empty cell x that another empty cell y dominates (y on every free line
+    /// through x), since in a Maker-Breaker game claiming y does for each of x's lines what
+    /// claiming x does, so y is at least as good a move for either side; of cells on exactly
+    /// the same free lines only the lowest is played.
     DominatedSquares,
     /// The transposition key is mirror-canonical (`c -> n-1-c`).
     MirrorTt,

@@ -481,7 +481,7 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
     }
     if problem.status != v1::ProblemStatus::Solved as i32 {
         anyhow::bail!(
-            "problem {id} was cancelled; the same command again submits it again (values it proved are kept)"
+            "problem {id} was cancelled; run the same command again to submit it anew (the values it proved are kept)"
         );
     }
     Ok(())

@@ -2,14 +2,19 @@
 //! fast with sound Hex knowledge, a transposition table and move ordering.
 //!
 //! Every node of the search, in order (the step numbers appear in `Solver::search`):
-//! 1. dead-cell fill-in (module `hex::dead`), which never changes the value;
+//! 1. dead-cell fill-in (module `hex::dead`), which never changes the value: an empty cell
+//!    with four consecutive neighbours of one colour (stones or that colour's edge) lies in no
+//!    minimal winning set (Hayward, "A puzzling Hex primer", Games of No Chance 3, 2009; the
+//!    inferior-cell analysis of Henderson and Hayward);
 //! 2. transposition table, keyed by the position up to the 180-degree rotation;
 //! 3. win at once when a move connects;
 //! 4. lose when the opponent has two different one-move wins (one move blocks only one), and
 //!    play the only block when it has exactly one;
 //! 5. win when the side to move has a bridge virtual connection or semi-connection
-//!    (module `hex::vc`); lose when the opponent has a VC; restrict mustplay to the carrier of
-//!    an opponent semi-connection;
+//!    (module `hex::vc`: chains of bridges and of edge templates II and IIIa with disjoint
+//!    carriers, combined by the AND rule of Anshelevich's H-search; every one found is sound,
+//!    some are missed); lose when the opponent has a VC; restrict mustplay to the carrier of an
+//!    opponent semi-connection;
 //! 6. try the mustplay moves, best first (history heuristic, then nearness to the centre);
 //!    each refutation's winset shrinks mustplay as in the seed.
 //!

@@ -34,7 +34,8 @@ pub struct SevenBenchArgs {
     pub ablation: bool,
     /// Also solve each n on an embedded coordinator with this many local worker slots (a list:
     /// `--workers 1 2`), each in a fresh temporary data directory, and compare the wall time
-    /// with the direct engine's in this run.
+    /// from submit to verdict (timed once the coordinator serves) with the direct engine's in
+    /// this run.
     #[arg(long, num_args = 1.., value_parser = clap::value_parser!(u32).range(1..=256))]
     pub workers: Vec<u32>,
     /// Also solve each n in this process with the engine's shared search worked on by this
@@ -347,6 +348,9 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 let dir = tempfile::tempdir()?;
                 reset_peak_rss();
                 let embedded = Embedded::start(dir.path(), k, args.table_mb).await?;
+                if let Err(e) = embedded.serving().await {
+                    return Err(embedded.stop().await.err().unwrap_or(e));
+                }
                 let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
                 let start = Instant::now();
                 let solved = solve_on(

@@ -415,6 +415,31 @@ impl Embedded {
         })
     }
 
+    /// Waits until the coordinator serves (its store open and its services up: a health check
+    /// answers `SERVING`), so that a timed solve (`seven bench --workers`) counts the solve and
+    /// not the coordinator's start. A coordinator that stopped instead is the error, whose cause
+    /// [`Embedded::stop`] gives.
+    pub async fn serving(&self) -> anyhow::Result<()> {
+        use tonic_health::pb::health_check_response::ServingStatus;
+        use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
+        loop {
+            if self.server.is_finished() {
+                anyhow::bail!("the embedded coordinator stopped before it served");
+            }
+            let check = async {
+                let mut client = HealthClient::new(channel(&self.url, &Access::default()).await?);
+                let answer = client.check(HealthCheckRequest::default()).await?;
+                anyhow::Ok(answer.into_inner().status())
+            };
+            // Bounded, so that a coordinator that stops while opening its store is seen.
+            let answer = tokio::time::timeout(Duration::from_millis(100), check).await;
+            if let Ok(Ok(ServingStatus::Serving)) = answer {
+                return Ok(());
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    }
+
     /// Hands the workers' jobs back, drains and closes the coordinator (the store is flushed).
     pub async fn stop(mut self) -> anyhow::Result<()> {
         self.graceful.cancel();
@@ -725,4 +750,40 @@ fn print_progress(pr: &v1::Progress) {
         pr.nodes_per_second
     );
     outln!("time:           {:.3} s", pr.elapsed_ms as f64 / 1000.0);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Embedded;
+
+    /// `serving` returns once the coordinator answers SERVING, and stop closes it cleanly.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_embedded_coordinator_is_serving_once_started() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let embedded = Embedded::start(dir.path(), 1, 64).await.expect("start");
+        embedded.serving().await.expect("serving");
+        embedded.stop().await.expect("a clean stop");
+    }
+
+    /// A coordinator that cannot open its data directory (a file) never serves: `serving`
+    /// returns an error instead of waiting forever, and `stop` gives the cause.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn serving_ends_when_the_coordinator_cannot_start() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").expect("write");
+        let embedded = Embedded::start(&file, 1, 64).await.expect("start");
+        let waited = tokio::time::timeout(std::time::Duration::from_secs(30), embedded.serving())
+            .await
+            .expect("serving returns");
+        assert!(
+            waited.is_err(),
+            "a coordinator without a store never serves"
+        );
+        let cause = embedded.stop().await.expect_err("the coordinator's error");
+        assert!(
+            cause.to_string().contains("cannot open the data directory"),
+            "{cause}"
+        );
+    }
 }

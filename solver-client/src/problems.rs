@@ -415,8 +415,8 @@ impl Embedded {
         })
     }
 
-    /// Waits until the coordinator serves (its store open and its services up: a health check
-    /// answers `SERVING`), so that a timed solve (`seven bench --workers`) counts the solve and
+    /// Waits until the coordinator serves (its store open and its services up: a health check of
+    /// `solver.v1.Solver` answers `SERVING`), so that a timed solve (`seven bench --workers`) counts the solve and
     /// not the coordinator's start. A coordinator that stopped instead is the error, whose cause
     /// [`Embedded::stop`] gives.
     pub async fn serving(&self) -> anyhow::Result<()> {
@@ -428,7 +428,10 @@ impl Embedded {
             }
             let check = async {
                 let mut client = HealthClient::new(channel(&self.url, &Access::default()).await?);
-                let answer = client.check(HealthCheckRequest::default()).await?;
+                let request = HealthCheckRequest {
+                    service: v1::solver_server::SERVICE_NAME.to_string(),
+                };
+                let answer = client.check(request).await?;
                 anyhow::Ok(answer.into_inner().status())
             };
             // Bounded, so that a coordinator that stops while opening its store is seen.
@@ -761,7 +764,23 @@ mod tests {
     async fn an_embedded_coordinator_is_serving_once_started() {
         let dir = tempfile::tempdir().expect("tempdir");
         let embedded = Embedded::start(dir.path(), 1, 64).await.expect("start");
-        embedded.serving().await.expect("serving");
+        tokio::time::timeout(std::time::Duration::from_secs(30), embedded.serving())
+            .await
+            .expect("serving returns")
+            .expect("serving");
+        // Serving means the store is open: RocksDB has written its CURRENT file, and the
+        // Solver service answers.
+        assert!(dir.path().join("CURRENT").exists(), "the store is open");
+        let mut client = solver_proto::v1::solver_client::SolverClient::new(
+            super::channel(&embedded.url, &super::Access::default())
+                .await
+                .expect("connect"),
+        );
+        let problems = client
+            .list_problems(solver_proto::v1::ListProblemsRequest::default())
+            .await
+            .expect("ListProblems answers");
+        assert!(problems.into_inner().problems.is_empty(), "a new store");
         embedded.stop().await.expect("a clean stop");
     }
 

@@ -2,7 +2,7 @@
 //!
 //! A node is a position (two bitboards and the side to move); the OR player is the side to move
 //! at the root. Every position is simplified before it enters the search, with the same sound
-//! knowledge, with the same sources, as the alpha-beta solver ([`super::solver`]):
+//! knowledge (and sources) as the alpha-beta solver ([`super::solver`]):
 //! 1. dead-cell fill-in (module `hex::dead`), which never changes the value;
 //! 2. a connected side has won;
 //! 3. the side to move wins when it has a one-move win;

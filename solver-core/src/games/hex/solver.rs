@@ -10,7 +10,7 @@
 //! 3. win at once when a move connects;
 //! 4. lose when the opponent has two different one-move wins (one move blocks only one), and
 //!    play the only block when it has exactly one;
-//! 5. win when the side to move has a bridge virtual connection or semi-connection
+//! 5. win when the side to move has a virtual connection or semi-connection
 //!    (module `hex::vc`: chains of bridges and of edge templates II and IIIa with disjoint
 //!    carriers, combined by the AND rule of Anshelevich's H-search; every one found is sound,
 //!    some are missed); lose when the opponent has a VC; restrict mustplay to the carrier of an

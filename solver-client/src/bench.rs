@@ -60,7 +60,11 @@ pub struct SevenBenchArgs {
     /// on both alike. Each round starts with a "K apart" row for each K > 1 of them: K direct
     /// searches at once, sharing nothing (K tables in memory), whose summed speed is the most
     /// nodes per second K threads reach on this machine now; each K-thread (K-slot) run's nodes
-    /// per second is also compared with that summed speed of its round's K apart row.
+    /// per second is also compared with that summed speed of its round's K apart row. Just
+    /// before and after each run of K > 1 threads (slots) the bench measures the round trip of
+    /// a cache line between two threads' cores (nanoseconds, a mean of 100,000), printed with
+    /// the speed-ups: the higher, the less a shared search gains from its threads (on a virtual
+    /// machine it moves with where the host puts the cores, also within a run).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub repeat: u32,
     /// Node budget of one worker job for --workers (0 = the coordinator's default, 1,000,000;
@@ -330,9 +334,13 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
             for &k in &args.threads {
                 reset_peak_rss();
                 let (d, l) = (disabled.clone(), limits.clone());
+                let before = round_trip(k).await?;
                 let (outcome, nodes, wall) =
                     tokio::task::spawn_blocking(move || shared_solve(pos, &d, k, &l)).await??;
-                let run = Timed::new("thread", round, k, wall, nodes);
+                let run = Timed {
+                    trips: before.zip(round_trip(k).await?),
+                    ..Timed::new("thread", round, k, wall, nodes)
+                };
                 outln!(
                     "{n:>3}  {:<10}  {:<8}  {nodes:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x",
                     counted(k, "thread"),
@@ -352,6 +360,7 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                     return Err(embedded.stop().await.err().unwrap_or(e));
                 }
                 let spec = crate::seven::problem_spec(&pos, &disabled, args.job_budget);
+                let before = round_trip(k).await?;
                 let start = Instant::now();
                 let solved = solve_on(
                     &crate::problems::ServerArgs::local(&embedded.url),
@@ -360,10 +369,14 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 )
                 .await;
                 let wall = start.elapsed().as_secs_f64();
+                let after = round_trip(k).await?;
                 embedded.stop().await?;
                 let (_, p) = solved?;
                 let pr = p.progress.unwrap_or_default();
-                let run = Timed::new("worker", round, k, wall, pr.worker_nodes);
+                let run = Timed {
+                    trips: before.zip(after),
+                    ..Timed::new("worker", round, k, wall, pr.worker_nodes)
+                };
                 let winner = crate::problems::winner_name(p.result.map_or(0, |r| r.winner));
                 outln!(
                     "{n:>3}  {:<10}  {winner:<8}  {:>12}  {wall:>8.2} s  {:>11.0}  {:>10}  {:>10}  {:>8.2}x  {:>7}  {:>12}",
@@ -408,6 +421,61 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The mean time, in nanoseconds, that a cache line takes to go from one thread's core to
+/// another's and back: two threads pass a counter to each other 100,000 times. A shared search
+/// moves its leaves and children between cores, so its gain over one thread falls as this
+/// rises; on a virtual machine it follows where the host puts the virtual cores, which no run
+/// controls (on the project's 2-core machine it switched within seconds between about 45 to
+/// 60 ns and about 350 to 370 ns, and two threads' speed-up at n = 12 between about 1.55x and
+/// about 1.25x; README, "The targets, measured").
+fn core_round_trip() -> f64 {
+    use std::sync::atomic::AtomicU32;
+    /// The counter, alone on its cache lines.
+    #[repr(align(128))]
+    struct Line(AtomicU32);
+    const TRIPS: u32 = 100_000;
+    let line = Line(AtomicU32::new(0));
+    let wait = |until: u32| {
+        let mut spins = 0u32;
+        while line.0.load(Ordering::Acquire) != until {
+            spins = spins.wrapping_add(1);
+            // On one core the other thread must get to run.
+            if spins.is_multiple_of(4096) {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            for i in 0..=TRIPS {
+                wait(2 * i + 1);
+                line.0.store(2 * i + 2, Ordering::Release);
+            }
+        });
+        let mut start = Instant::now();
+        // Trip 0 waits for the other thread to start, untimed.
+        for i in 0..=TRIPS {
+            if i == 1 {
+                start = Instant::now();
+            }
+            line.0.store(2 * i + 1, Ordering::Release);
+            wait(2 * i + 2);
+        }
+        start.elapsed().as_secs_f64() * 1e9 / f64::from(TRIPS)
+    })
+}
+
+/// [`core_round_trip`], off the async runtime, for a run of `k` threads (slots); `None` for
+/// one, which moves nothing between cores.
+async fn round_trip(k: u32) -> anyhow::Result<Option<f64>> {
+    if k < 2 {
+        return Ok(None);
+    }
+    Ok(Some(tokio::task::spawn_blocking(core_round_trip).await?))
+}
+
 /// One run of a kind (`"apart"`, `"thread"` or `"worker"`) with `k` searches, threads or slots
 /// in round `round` (0-based, see `--repeat`): wall time in seconds, nodes created, and nodes
 /// per second (K apart: the K searches' speeds, each from its own time, summed).
@@ -418,6 +486,9 @@ struct Timed {
     wall: f64,
     nodes: u64,
     rate: f64,
+    /// For a run of more than one thread (slot): [`core_round_trip`] just before and just
+    /// after it, in nanoseconds.
+    trips: Option<(f64, f64)>,
 }
 
 impl Timed {
@@ -430,6 +501,7 @@ impl Timed {
             wall,
             nodes,
             rate: nodes as f64 / wall,
+            trips: None,
         }
     }
 }
@@ -531,14 +603,20 @@ fn print_speedups(n: u32, direct: f64, runs: &[Timed]) {
                 .iter()
                 .filter_map(|&(r, _)| Some(r.rate / find("apart", k, r.round)?.rate))
                 .collect();
+            let trips: Vec<String> = pairs
+                .iter()
+                .filter_map(|&(r, _)| r.trips)
+                .map(|(before, after)| format!("{before:.0}/{after:.0}"))
+                .collect();
             outln!(
-                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {}; nodes/s {}; nodes {}; nodes/s vs {k} apart's {}, median {}",
+                "{n:>3}  {k} {kind}s vs 1 (each against its round's): {}; median {}; nodes/s {}; nodes {}; nodes/s vs {k} apart's {}, median {}; cores' round trip before/after, ns: {}",
                 times_list(&speedups),
                 times(median(speedups.clone())),
                 times_list(&ratios(&|r, base| r.rate / base.rate)),
                 times_list(&ratios(&|r, base| r.nodes as f64 / base.nodes as f64)),
                 times_list(&shares),
                 times(median(shares.clone())),
+                trips.join(" "),
             );
         }
     }
@@ -759,4 +837,16 @@ pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("the coordinator task failed: {e}"))?
         .map_err(|e| anyhow::anyhow!("coordinator: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    /// The round trip is measured (a positive, finite time) and below a millisecond even
+    /// where both threads share one core (each wait yields after a few thousand spins).
+    #[test]
+    fn a_core_round_trip_is_measured() {
+        let trip = super::core_round_trip();
+        assert!(trip.is_finite() && trip > 0.0, "{trip} ns");
+        assert!(trip < 1e6, "{trip} ns");
+    }
 }

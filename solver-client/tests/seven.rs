@@ -240,6 +240,27 @@ fn bench_with_threads_measures_searches_apart() {
             .split_once(&format!("; nodes/s vs {k} apart's "))
             .expect("a share of K apart's speed");
         let (list, median) = shares.split_once(", median ").expect("a median");
+        // Last, the cores' round trip just before and after each K-thread run.
+        let (median, trips) = median
+            .split_once("; cores' round trip before/after, ns: ")
+            .expect("the cores' round trips");
+        let trips: Vec<(f64, f64)> = trips
+            .split(' ')
+            .map(|t| {
+                let (before, after) = t.split_once('/').expect("before/after");
+                (
+                    before.parse().expect("a time"),
+                    after.parse().expect("a time"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            trips.len(),
+            2,
+            "one pair per round:
+{text}"
+        );
+        assert!(trips.iter().all(|&(b, a)| b > 0.0 && a > 0.0), "{text}");
         let ratio = |x: &str| -> f64 {
             x.strip_suffix('x')
                 .expect("a ratio")
@@ -350,8 +371,17 @@ fn bench_with_workers_prints_no_ratio_of_nothing() {
         .find_map(|l| l.strip_prefix(prefix))
         .unwrap_or_else(|| panic!("a speed-up line in:\n{text}"));
     let (_, rest) = line.split_once("; median ").expect("a median");
+    let (rest, trips) = rest
+        .split_once("; cores' round trip before/after, ns: ")
+        .expect("the cores' round trips");
     assert!(
         rest.ends_with("; nodes/s - -; nodes - -; nodes/s vs 2 apart's 0.00x 0.00x, median 0.00x"),
         "{text}"
+    );
+    assert_eq!(
+        trips.split(' ').count(),
+        2,
+        "one pair per round:
+{text}"
     );
 }

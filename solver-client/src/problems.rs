@@ -415,10 +415,10 @@ impl Embedded {
         })
     }
 
-    /// Waits until the coordinator serves (its store open and its services up: a health check of
-    /// `solver.v1.Solver` answers `SERVING`), so that a timed solve (`seven bench --workers`) counts the solve and
-    /// not the coordinator's start. A coordinator that stopped instead is the error, whose cause
-    /// [`Embedded::stop`] gives.
+    /// Waits until the coordinator serves (its store open and its services up: a health check
+    /// of `solver.v1.Solver` answers `SERVING`), so that a timed solve (`seven bench
+    /// --workers`) counts the solve and not the coordinator's start. A coordinator that stopped
+    /// instead is the error, whose cause [`Embedded::stop`] gives.
     pub async fn serving(&self) -> anyhow::Result<()> {
         use tonic_health::pb::health_check_response::ServingStatus;
         use tonic_health::pb::{HealthCheckRequest, health_client::HealthClient};
@@ -771,13 +771,13 @@ mod tests {
         // Serving means the store is open: RocksDB has written its CURRENT file, and the
         // Solver service answers.
         assert!(dir.path().join("CURRENT").exists(), "the store is open");
-        let mut client = solver_proto::v1::solver_client::SolverClient::new(
+        let mut client = super::SolverClient::new(
             super::channel(&embedded.url, &super::Access::default())
                 .await
                 .expect("connect"),
         );
         let problems = client
-            .list_problems(solver_proto::v1::ListProblemsRequest::default())
+            .list_problems(super::v1::ListProblemsRequest::default())
             .await
             .expect("ListProblems answers");
         assert!(problems.into_inner().problems.is_empty(), "a new store");

@@ -244,23 +244,7 @@ fn bench_with_threads_measures_searches_apart() {
         let (median, trips) = median
             .split_once("; cores' round trip before/after, ns: ")
             .expect("the cores' round trips");
-        let trips: Vec<(f64, f64)> = trips
-            .split(' ')
-            .map(|t| {
-                let (before, after) = t.split_once('/').expect("before/after");
-                (
-                    before.parse().expect("a time"),
-                    after.parse().expect("a time"),
-                )
-            })
-            .collect();
-        assert_eq!(
-            trips.len(),
-            2,
-            "one pair per round:
-{text}"
-        );
-        assert!(trips.iter().all(|&(b, a)| b > 0.0 && a > 0.0), "{text}");
+        assert_round_trips(trips, 2, &text);
         let ratio = |x: &str| -> f64 {
             x.strip_suffix('x')
                 .expect("a ratio")
@@ -378,10 +362,24 @@ fn bench_with_workers_prints_no_ratio_of_nothing() {
         rest.ends_with("; nodes/s - -; nodes - -; nodes/s vs 2 apart's 0.00x 0.00x, median 0.00x"),
         "{text}"
     );
-    assert_eq!(
-        trips.split(' ').count(),
-        2,
-        "one pair per round:
-{text}"
-    );
+    assert_round_trips(trips, 2, &text);
+}
+
+/// The cores' round trips of a speed-up line (`before/after` in ns per round, `-` each on one
+/// core): `rounds` pairs of positive, finite times.
+fn assert_round_trips(list: &str, rounds: usize, text: &str) {
+    let pairs: Vec<&str> = list.split(' ').collect();
+    assert_eq!(pairs.len(), rounds, "one pair per round:\n{text}");
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    for pair in pairs {
+        if cores < 2 {
+            assert_eq!(pair, "-", "not measured on one core:\n{text}");
+            continue;
+        }
+        let (before, after) = pair.split_once('/').expect("before/after");
+        for ns in [before, after] {
+            let ns: f64 = ns.parse().expect("a time in ns");
+            assert!(ns.is_finite() && ns > 0.0, "{text}");
+        }
+    }
 }

@@ -176,7 +176,8 @@ impl<G: Game> Shared<G> {
                 let Some(leaf) = s.select(root) else {
                     break;
                 };
-                // Put up before the virtual numbers' back-up: helpers start on it meanwhile.
+                // Put up at once: helpers start on it while this thread selects, or backs up
+                // and expands, the next leaves.
                 let work = Arc::new(Work::new(leaf, s.position(leaf)));
                 if self.in_flight > 1 {
                     self.pipeline.push(&work);
@@ -630,6 +631,10 @@ mod tests {
                 let root = s.root_id();
                 let leaf = s.select(root).expect("a free leaf");
                 s.take(leaf, true);
+                // Backed up by the next selection, or by the next leaf's back-up, until
+                // which the DAG above the leaf shows its own numbers.
+                assert_eq!(s.outcome(), Outcome::Unknown { pn, dn });
+                s.settle();
                 let Outcome::Unknown { pn: vpn, dn: vdn } = s.outcome() else {
                     panic!("virtual numbers solved the root");
                 };
@@ -655,6 +660,42 @@ mod tests {
             shared.lock().expect("no panic").assert_consistent();
         }
         assert!(moved > 5, "{moved} roots showed virtual numbers");
+    }
+
+    /// A taken leaf's virtual numbers, backed up with the next leaf's expansion
+    /// ([`Search::settle`]), leave every node's numbers as backing them up at once does, and
+    /// the DAG consistent after each expansion (four leaves taken at a time; a DAG with
+    /// transpositions, where one leaf's expansion can reach a leaf still taken).
+    #[test]
+    fn virtual_numbers_backed_up_late_give_the_numbers_of_an_immediate_back_up() {
+        for seed in 0..30u64 {
+            let root = Random { id: seed, depth: 0 };
+            let (mut late, mut now) = (Search::new(root.clone()), Search::new(root));
+            let start = late.root_id();
+            let mut taken = std::collections::VecDeque::new();
+            while matches!(late.outcome(), Outcome::Unknown { .. }) {
+                while taken.len() < 4 {
+                    let Some(leaf) = late.select(start) else {
+                        break;
+                    };
+                    assert_eq!(now.select(start), Some(leaf), "seed {seed}");
+                    late.take(leaf, true);
+                    now.take(leaf, true);
+                    now.settle();
+                    taken.push_back(leaf);
+                }
+                let leaf = taken.pop_front().expect("an unsolved root has a free leaf");
+                let g = late.position(leaf);
+                late.finish(leaf, Some((&g, Expansion::of(&g, false))));
+                now.finish(leaf, Some((&g, Expansion::of(&g, false))));
+                assert_eq!(late.all_numbers(), now.all_numbers(), "seed {seed}");
+                late.assert_numbers_consistent();
+            }
+            assert_eq!(
+                late.outcome(),
+                Outcome::Solved(Random { id: seed, depth: 0 }.solve())
+            );
+        }
     }
 
     /// [`Random`] with two twists for tests. Its game code panics at depth 2 while `fuse`

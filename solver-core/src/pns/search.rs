@@ -922,14 +922,15 @@ impl<G: Game> Search<G> {
 
     /// Backs up the virtual numbers of the leaves taken since the last back-up
     /// ([`Search::take`]), which the DAG above them does not show yet: before a selection, a
-    /// check of the root's numbers, or a change to the leaves' numbers. Otherwise the next
-    /// back-up ([`Search::propagate_from`], as of the expansion a run adds next) takes them
-    /// along, so that the ancestors they share with its leaf are updated once: in the order
-    /// of four leaves taken at a time, 0.85% fewer instructions for (4, 11, 7^tr) than a
-    /// back-up of its own at each take (21% fewer in back-propagation; 2026-11-29, one
-    /// seeded order of `solver seven bench --cols 11 --interleaved 4`, counted by
-    /// `valgrind --tool=cachegrind`). The search is the same (the numbers at every selection
-    /// are).
+    /// check of the root's numbers, a change to the taken leaves' numbers, or an expansion by
+    /// a decomposition (whose inner nodes read their parts at once, [`Search::finish`]).
+    /// Otherwise the next back-up ([`Search::propagate_from`], as of the expansion a run adds
+    /// next) takes them along, so that the ancestors they share with its leaf are updated
+    /// once: in the order of four leaves taken at a time, 0.79% fewer instructions for
+    /// (4, 11, 7^tr) than a back-up of its own at each take (20% fewer in back-propagation;
+    /// 2026-11-29, one seeded order of `solver seven bench --cols 11 --interleaved 4`, counted
+    /// by `valgrind --tool=cachegrind`). The search is the same (the numbers at every
+    /// selection are).
     pub(super) fn settle(&mut self) {
         if self.busy.iter().any(|b| b.unseen) {
             self.back_up(None);
@@ -940,6 +941,13 @@ impl<G: Game> Search<G> {
     /// children of `expansion` (of position `g`), if any ([`Search::apply`]), and backs up its
     /// change from the numbers its parents saw ([`Search::propagate_from`]).
     pub(super) fn finish(&mut self, id: u32, expansion: Option<(&G, Expansion<G>)>) {
+        if let Some((_, Expansion::Parts(_))) = expansion {
+            // A decomposition's inner nodes take their numbers from their parts at once (not
+            // by a back-up): a taken leaf among the parts must show its virtual numbers
+            // above it already. And before the leaf is freed: its parents saw the numbers it
+            // holds until then.
+            self.settle();
+        }
         let shown = self.free(id);
         if let Some((g, expansion)) = expansion {
             self.apply(id, g, expansion);
@@ -1019,6 +1027,10 @@ impl<G: Game> Search<G> {
         if !n.alive || n.expanded {
             return;
         }
+        debug_assert!(
+            matches!(expansion, Expansion::Moves(_)) || !self.busy.iter().any(|b| b.unseen),
+            "a decomposition's parts are backed up"
+        );
         self.stats.nodes_expanded += 1;
         self.nodes[id as usize].expanded = true;
         match expansion {
@@ -1244,14 +1256,16 @@ impl<G: Game> Search<G> {
     /// An ancestor that one child's change reached is updated from that change
     /// ([`Search::update`]) where it can be; one that several changes reached, or whose change
     /// does not tell, reads all its children, as do the leaf's parents here (see
-    /// [`Search::propagate_from`]).
+    /// [`Search::propagate_from`]). The virtual numbers of leaves taken since the last back-up
+    /// go up in the same pass ([`Search::settle`]).
     pub(super) fn propagate(&mut self, leaf: u32) {
         self.propagate_from(leaf, None);
     }
 
     /// [`Search::propagate`], told the numbers `leaf`'s parents were computed with, where they
-    /// may differ from the numbers it holds now (a leaf taken or freed by a thread of a
-    /// [`super::Shared`] search): its parents are then updated from its change too, and not at
+    /// may differ from the numbers it holds now (a leaf freed by a thread of a
+    /// [`super::Shared`] search, or given its own or its virtual numbers back by
+    /// [`Search::set_virtual`]): its parents are then updated from its change too, and not at
     /// all if it has none.
     pub(super) fn propagate_from(&mut self, leaf: u32, seen: Option<(Number, Number)>) {
         if self.busy.iter().any(|b| b.unseen && b.id == leaf) {

@@ -664,12 +664,37 @@ mod tests {
 
     /// A taken leaf's virtual numbers, backed up with the next leaf's expansion
     /// ([`Search::settle`]), leave every node's numbers as backing them up at once does, and
-    /// the DAG consistent after each expansion (four leaves taken at a time; a DAG with
-    /// transpositions, where one leaf's expansion can reach a leaf still taken).
+    /// the DAG consistent after each expansion (four leaves taken at a time): in a DAG with
+    /// transpositions, where one leaf's expansion can reach a leaf still taken, in one whose
+    /// decompositions make inner nodes whose parts can be such leaves ([`Nested`]), and in
+    /// the (4, n, 7^tr) game.
     #[test]
     fn virtual_numbers_backed_up_late_give_the_numbers_of_an_immediate_back_up() {
         for seed in 0..30u64 {
             let root = Random { id: seed, depth: 0 };
+            let want = root.solve();
+            assert_eq!(
+                late_and_immediate_back_ups(root.clone()),
+                Outcome::Solved(want)
+            );
+            let nested = Nested(root);
+            let want = Search::new(nested.clone()).run(&Limits::default());
+            assert_eq!(late_and_immediate_back_ups(nested), want);
+        }
+        use crate::games::seven::{Cols, Position, Rules, SevenGame, Side};
+        for n in 7..=10u32 {
+            let cols = Cols::try_from(n).expect("in range");
+            let root = SevenGame::new(Position::empty(cols, Side::Maker), Rules::new(cols, &[]))
+                .expect("the rules fit the position");
+            // Maker wins the empty board from n = 7 on (the paper's Table II).
+            assert_eq!(
+                late_and_immediate_back_ups(root),
+                Outcome::Solved(Value::Proven),
+                "n = {n}"
+            );
+        }
+
+        fn late_and_immediate_back_ups<G: Game>(root: G) -> Outcome {
             let (mut late, mut now) = (Search::new(root.clone()), Search::new(root));
             let start = late.root_id();
             let mut taken = std::collections::VecDeque::new();
@@ -678,7 +703,7 @@ mod tests {
                     let Some(leaf) = late.select(start) else {
                         break;
                     };
-                    assert_eq!(now.select(start), Some(leaf), "seed {seed}");
+                    assert_eq!(now.select(start), Some(leaf));
                     late.take(leaf, true);
                     now.take(leaf, true);
                     now.settle();
@@ -686,15 +711,58 @@ mod tests {
                 }
                 let leaf = taken.pop_front().expect("an unsolved root has a free leaf");
                 let g = late.position(leaf);
-                late.finish(leaf, Some((&g, Expansion::of(&g, false))));
-                now.finish(leaf, Some((&g, Expansion::of(&g, false))));
-                assert_eq!(late.all_numbers(), now.all_numbers(), "seed {seed}");
+                late.finish(leaf, Some((&g, Expansion::of(&g, true))));
+                now.finish(leaf, Some((&g, Expansion::of(&g, true))));
+                assert_eq!(late.all_numbers(), now.all_numbers());
                 late.assert_numbers_consistent();
             }
-            assert_eq!(
-                late.outcome(),
-                Outcome::Solved(Random { id: seed, depth: 0 }.solve())
-            );
+            late.outcome()
+        }
+    }
+
+    /// [`Random`] with 7 positions a depth from depth 5 on, where a position from depth 4 on
+    /// with three children or more decomposes, where its hash says so, into its first two
+    /// children under an inner node and the others, all under its own connective (the value
+    /// its moves give): parts that are often nodes elsewhere in the DAG, leaves taken among
+    /// them.
+    #[derive(Clone, Debug)]
+    struct Nested(Random);
+
+    impl Game for Nested {
+        type Key = (u64, u32);
+        type Move = u64;
+        fn node_type(&self) -> NodeType {
+            self.0.node_type()
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            self.0.simplify()
+        }
+        fn children(&self) -> Vec<(u64, Self)> {
+            let few = |g: Random| match g.depth {
+                5.. => Random { id: g.id % 7, ..g },
+                _ => g,
+            };
+            let children = self.0.children().into_iter();
+            children.map(|(m, g)| (m, Nested(few(g)))).collect()
+        }
+        fn key(&self) -> (u64, u32) {
+            self.0.key()
+        }
+        fn estimate(&self) -> (u64, u64) {
+            self.0.estimate()
+        }
+        fn decompose(&self) -> Option<Formula<Self>> {
+            let children = self.children();
+            if self.0.depth < 4 || children.len() < 3 || !mix(self.0.id ^ 7).is_multiple_of(2) {
+                return None;
+            }
+            let connective = |parts| match self.node_type() {
+                NodeType::Or => Formula::Any(parts),
+                NodeType::And => Formula::All(parts),
+            };
+            let mut parts = children.into_iter().map(|(_, g)| Formula::Position(g));
+            let inner = connective(parts.by_ref().take(2).collect());
+            Some(connective(std::iter::once(inner).chain(parts).collect()))
         }
     }
 

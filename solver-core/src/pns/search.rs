@@ -1056,6 +1056,10 @@ impl<G: Game> Search<G> {
     /// next garbage collection frees them). For the root of a run whose move children are
     /// reported ([`Search::child_reports`]). Returns the nodes created.
     pub(super) fn hold_moves(&mut self, id: u32, g: &G, children: Vec<Child<G>>) -> u64 {
+        // `id` may be a leaf another run has taken: its virtual numbers go up before it is
+        // expanded (a back-up after would read its children, with any change of theirs
+        // still to come, then that change again).
+        self.settle();
         if solved(self.nums[id as usize]) {
             return 0;
         }

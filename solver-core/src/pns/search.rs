@@ -169,9 +169,10 @@ enum Reached {
     /// its children; its parents were computed with the numbers it holds.
     Child(Option<((Number, Number), (Number, Number))>),
     /// A leaf the back-up starts from: it reads its children, and its parents were computed
-    /// with these numbers, where they may differ from those it holds (a leaf taken or freed by
-    /// a thread of a [`super::Shared`] search), so that they are updated from its change too;
-    /// `None` where that is unknown and they read all their children.
+    /// with these numbers, where they may differ from those it holds (a leaf taken by a thread
+    /// of a [`super::Shared`] search, whose virtual numbers go up now, or one freed or given
+    /// its own numbers back), so that they are updated from its change too; `None` where that
+    /// is unknown and they read all their children.
     Leaf(Option<(Number, Number)>),
 }
 
@@ -901,12 +902,11 @@ impl<G: Game> Search<G> {
 
     /// Marks the leaf `id` as taken by a thread of a [`super::Shared`] search; with `show`,
     /// gives it its virtual numbers ([`VIRTUAL_FACTOR`]), which the next selection, or the
-    /// next back-up, backs up ([`Search::settle`]). Without, the
-    /// leaf keeps its own numbers and other runs only pass it by: for a run that is alone,
-    /// whose virtual numbers no other run would see. Virtual numbers never
-    /// solve or unsolve a node: a leaf's numbers stay finite and non-zero, and the minima and
-    /// sums above it are zero exactly when they were (so which nodes are solved does not wait
-    /// for their back-up).
+    /// next back-up, backs up ([`Search::settle`]). Without, the leaf keeps its own numbers
+    /// and other runs only pass it by: for a run that is alone, whose virtual numbers no other
+    /// run would see. Virtual numbers never solve or unsolve a node: a leaf's numbers stay
+    /// finite and non-zero, and the minima and sums above it are zero exactly when they were
+    /// (so which nodes are solved does not wait for their back-up).
     pub(super) fn take(&mut self, id: u32, show: bool) {
         let own = self.nums[id as usize];
         self.busy.push(Busy {
@@ -1336,6 +1336,7 @@ impl<G: Game> Search<G> {
                         from: Reached::Child(queued),
                         ..
                     }) => *queued = None,
+                    // A leaf the back-up starts from reads all its children anyway.
                     Some(_) => {}
                     None => queue.push_back(Pending {
                         id: p,

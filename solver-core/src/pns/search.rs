@@ -1272,9 +1272,12 @@ impl<G: Game> Search<G> {
     /// [`Search::set_virtual`]): its parents are then updated from its change too, and not at
     /// all if it has none.
     pub(super) fn propagate_from(&mut self, leaf: u32, seen: Option<(Number, Number)>) {
-        if self.busy.iter().any(|b| b.unseen && b.id == leaf) {
-            self.settle();
-        }
+        // Its callers free `leaf` first (`Search::finish`) or settle first
+        // (`Search::set_virtual`, `Search::hold_moves`).
+        debug_assert!(
+            !self.busy.iter().any(|b| b.unseen && b.id == leaf),
+            "a leaf whose virtual numbers are not backed up starts no back-up"
+        );
         self.back_up(Some((leaf, seen)));
     }
 

@@ -686,7 +686,9 @@ mod tests {
             let cols = Cols::try_from(n).expect("in range");
             let root = SevenGame::new(Position::empty(cols, Side::Maker), Rules::new(cols, &[]))
                 .expect("the rules fit the position");
-            // Maker wins the empty board from n = 7 on (the paper's Table II).
+            // Maker, moving first, wins the empty board: up to n = 8 by the spec's brute
+            // force (`seven-in-a-row.md`, "Small values"), beyond by the engine's own solves
+            // (README, "(4, n, 7^tr)").
             assert_eq!(
                 late_and_immediate_back_ups(root),
                 Outcome::Solved(Value::Proven),

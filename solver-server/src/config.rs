@@ -70,6 +70,12 @@ pub struct Config {
     #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(solver_proto::work::MIN_JOB_NODE_BUDGET..=solver_proto::work::MAX_JOB_NODE_BUDGET))]
     pub job_node_budget: u64,
 
+    /// Milliseconds a worker may search one job, from when it starts it; then it reports what
+    /// it has, as at the node budget. 0 = no deadline (the node budget alone); at most
+    /// 86,400,000 (one day).
+    #[arg(long, env = "SOLVER_JOB_DEADLINE_MS", default_value_t = DEFAULT_JOB_DEADLINE_MS, value_parser = clap::value_parser!(u64).range(0..=MAX_LEASE_MS))]
+    pub job_deadline_ms: u64,
+
     /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service:
     /// 1 or more printable ASCII characters without spaces. No check when unset. Prefer the
     /// environment variable: other users can read a flag's value in `ps`.
@@ -119,6 +125,9 @@ pub const MAX_LEASE_MS: u64 = 86_400_000;
 /// The default job node budget.
 pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
 
+/// The default job deadline, in ms.
+pub const DEFAULT_JOB_DEADLINE_MS: u64 = crate::coordinator::DEFAULT_JOB_DEADLINE_MS;
+
 impl Config {
     /// Checks what the flags' parsers leave: --worker-token and --client-token
     /// ([`solver_proto::auth::check_token`]; a parser's error would print the secret). A start
@@ -150,6 +159,7 @@ impl Config {
             lease_ms: DEFAULT_LEASE_MS,
             moves_search_mb: DEFAULT_MOVES_SEARCH_MB,
             job_node_budget: DEFAULT_JOB_BUDGET,
+            job_deadline_ms: DEFAULT_JOB_DEADLINE_MS,
             worker_token: None,
             client_token: None,
             tls_cert: None,
@@ -163,6 +173,7 @@ impl Config {
         crate::coordinator::CoordinatorConfig {
             lease: Duration::from_millis(self.lease_ms),
             default_job_budget: self.job_node_budget,
+            job_deadline: Duration::from_millis(self.job_deadline_ms),
             moves_search_bytes: crate::coordinator::mib_bytes(self.moves_search_mb),
             ..Default::default()
         }

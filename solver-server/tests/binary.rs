@@ -139,6 +139,7 @@ fn check_config_parses_flags_and_environment_without_starting() {
             .arg(&data_dir)
             .args(args)
             .env_remove("SOLVER_LEASE_MS")
+            .env_remove("SOLVER_JOB_DEADLINE_MS")
             .env_remove("SOLVER_WORKER_TOKEN")
             .env_remove("SOLVER_CLIENT_TOKEN")
             .env_remove("SOLVER_TLS_CERT")
@@ -158,6 +159,14 @@ fn check_config_parses_flags_and_environment_without_starting() {
         out.status.code() == Some(2) && err.contains("--lease-ms"),
         "{err}"
     );
+    let out = check(&["--job-deadline-ms", "86400001"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.code() == Some(2) && err.contains("--job-deadline-ms"),
+        "{err}"
+    );
+    let out = check(&["--job-deadline-ms", "0"], &[]);
+    assert!(out.status.success(), "{out:?}");
     let out = check(&["--tls-cert", "cert.pem"], &[]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(

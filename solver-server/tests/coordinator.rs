@@ -791,6 +791,29 @@ fn lease_from(c: &Coordinator, worker: &str, max_jobs: u32, request_id: &str) ->
     .jobs
 }
 
+/// A job carries the server's deadline (`--job-deadline-ms`), 0 for none.
+#[test]
+fn a_job_carries_the_servers_deadline() {
+    for (deadline, ms) in [
+        (Duration::from_millis(1_234), 1_234),
+        (Duration::ZERO, 0),
+        (
+            CoordinatorConfig::default().job_deadline,
+            solver_server::coordinator::DEFAULT_JOB_DEADLINE_MS,
+        ),
+    ] {
+        let config = CoordinatorConfig {
+            job_deadline: deadline,
+            ..CoordinatorConfig::default()
+        };
+        let c = Coordinator::open(Arc::new(MemStore::new()), config).expect("open");
+        submit_to(&c, 9, 0);
+        let jobs = lease_from(&c, "w", 1, "");
+        assert_eq!(jobs.len(), 1);
+        assert_eq!(u64::from(jobs[0].deadline_ms), ms);
+    }
+}
+
 /// What a crash of the machine must not lose is synced: an accepted problem, the job-id
 /// ceiling (ids handed out again would take another job's report), a result or a cancel. A
 /// report that only expands the DAG is not.
@@ -1234,6 +1257,7 @@ fn maker_wins(job: &v1::Job, ctx: &JobContext) -> bool {
         node_budget: 10_000_000,
         pn_threshold: 0,
         dn_threshold: 0,
+        deadline_ms: 0,
         ..job.clone()
     };
     let r = run_job(&own, ctx, Arc::default()).expect("runs");

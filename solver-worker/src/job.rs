@@ -251,10 +251,17 @@ pub fn node_budget(job: &v1::Job) -> u64 {
         .clamp(1, solver_proto::work::MAX_JOB_NODE_BUDGET)
 }
 
-/// Searches `job` until its leaf is solved, its [`node_budget`] is spent or `cancel` is set, and
-/// builds the report: the leaf's value, or its children with (pn, dn); the solved positions
-/// found since the last report (by this job or another slot's, at most
-/// [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
+/// When the search of `job`, started at `start`, has to stop: its `deadline_ms` later, or never
+/// for 0.
+pub fn deadline(job: &v1::Job, start: std::time::Instant) -> Option<std::time::Instant> {
+    (job.deadline_ms > 0)
+        .then(|| start + std::time::Duration::from_millis(u64::from(job.deadline_ms)))
+}
+
+/// Searches `job` until its leaf is solved, its [`node_budget`] is spent, its [`deadline`]
+/// passes or `cancel` is set, and builds the report: the leaf's value, or its children with
+/// (pn, dn); the solved positions found since the last report (by this job or another slot's,
+/// at most [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
 /// (see [`Retained`]), which the other slots help meanwhile ([`help`]).
 ///
 /// # Errors
@@ -303,8 +310,10 @@ pub fn run_job(
         Some(_) => budget.min(MIN_THRESHOLD_NODES),
         None => budget,
     };
+    let deadline = deadline(job, start);
     let mut limits = Limits {
         max_nodes: Some(first),
+        deadline,
         cancel: Some(cancel),
         max_bytes: Some(ctx.search_bytes),
         ..Limits::default()
@@ -332,6 +341,7 @@ pub fn run_job(
     if first < budget
         && matches!(outcome, Outcome::Unknown { .. })
         && counted.load(Ordering::Relaxed) >= first
+        && deadline.is_none_or(|d| std::time::Instant::now() < d)
     {
         limits.max_nodes = Some(budget);
         limits.thresholds = thresholds;
@@ -426,6 +436,36 @@ mod tests {
         // Without thresholds the same job runs on (here, to a budget of 5,000).
         let r = run_job(&job(&big, 5_000), &ctx, Arc::default()).expect("runs");
         assert!(r.nodes >= 5_000, "{} nodes", r.nodes);
+    }
+
+    /// A job whose budget would take minutes stops at its deadline and reports its children,
+    /// with thresholds (two runs) or without (one).
+    #[test]
+    fn a_job_stops_at_its_deadline() {
+        let ctx = JobContext::new(64, 1);
+        let big = Position::empty(Cols::try_from(14u32).expect("width"), Side::Maker);
+        let endless = v1::Job {
+            deadline_ms: 200,
+            ..job(&big, solver_proto::work::MAX_JOB_NODE_BUDGET)
+        };
+        let far = v1::Job {
+            pn_threshold: u64::MAX - 1,
+            dn_threshold: u64::MAX - 1,
+            ..endless.clone()
+        };
+        for j in [endless, far] {
+            let r = run_job(&j, &ctx, Arc::default()).expect("runs");
+            assert_eq!(r.maker_wins, None);
+            assert!(!r.children.is_empty());
+            assert!(r.nodes < solver_proto::work::MAX_JOB_NODE_BUDGET);
+            // The clock is read every 256 expansions: the search ends soon after 200 ms
+            // (the bound leaves room for a slow machine).
+            assert!((200..20_000).contains(&r.elapsed_ms), "{} ms", r.elapsed_ms);
+        }
+        assert_eq!(
+            deadline(&v1::Job::default(), std::time::Instant::now()),
+            None
+        );
     }
 
     #[test]

@@ -609,7 +609,11 @@ impl Slot {
             outcome = field::Empty
         );
         async {
-            info!(budget = job::node_budget(&job), "job started");
+            info!(
+                budget = job::node_budget(&job),
+                deadline_ms = job.deadline_ms,
+                "job started"
+            );
             let cancel = Arc::new(AtomicBool::new(false));
             let mut search = {
                 let (job, ctx, cancel) = (job.clone(), Arc::clone(&self.ctx), Arc::clone(&cancel));

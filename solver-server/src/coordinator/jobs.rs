@@ -250,7 +250,11 @@ impl Coordinator {
                 st.answers.insert(pair, (req.request_id, jobs.clone()));
             }
         }
-        let jobs: Vec<v1::Job> = jobs.iter().map(|&j| st.job(j, lease_ms)).collect();
+        let deadline_ms = u32::try_from(self.config.job_deadline.as_millis()).unwrap_or(u32::MAX);
+        let jobs: Vec<v1::Job> = jobs
+            .iter()
+            .map(|&j| st.job(j, lease_ms, deadline_ms))
+            .collect();
         metrics::gauge!("solver_jobs_in_flight").set(st.leases.len() as f64);
         debug!(worker = %worker, jobs = jobs.len(), "leased");
         Ok(v1::LeaseResponse {
@@ -673,8 +677,9 @@ impl State {
         live
     }
 
-    /// The message of the live lease `job`, as `Work.Lease` answers it.
-    fn job(&self, job: u64, lease_ms: u32) -> v1::Job {
+    /// The message of the live lease `job`, as `Work.Lease` answers it (`deadline_ms`: the
+    /// server's [`CoordinatorConfig::job_deadline`](super::CoordinatorConfig::job_deadline)).
+    fn job(&self, job: u64, lease_ms: u32, deadline_ms: u32) -> v1::Job {
         let lease = &self.leases[&job];
         let ps = &self.problems[&lease.problem];
         let dag = ps.dag.as_ref().expect("a leased problem runs");
@@ -688,6 +693,7 @@ impl State {
             lease_ms,
             pn_threshold: lease.thresholds.0,
             dn_threshold: lease.thresholds.1,
+            deadline_ms,
         }
     }
 

@@ -48,6 +48,9 @@ pub struct CoordinatorConfig {
     /// `--job-node-budget` keeps it at least `solver_proto::work::MIN_JOB_NODE_BUDGET`, as
     /// `Submit` keeps a problem's; a smaller one here gives smaller jobs (tests that want many).
     pub default_job_budget: u64,
+    /// Longest search of one job ([`v1::Job`]'s `deadline_ms`), from when the worker starts
+    /// it; zero for none (the node budget alone).
+    pub job_deadline: Duration,
     /// With no job to lease, workers are told to ask again after this long.
     pub retry_after: Duration,
     /// Cap of the search of a solved problem's winning first moves, in bytes
@@ -71,6 +74,7 @@ impl Default for CoordinatorConfig {
         Self {
             lease: Duration::from_secs(30),
             default_job_budget: DEFAULT_JOB_BUDGET,
+            job_deadline: Duration::from_millis(DEFAULT_JOB_DEADLINE_MS),
             retry_after: Duration::from_millis(250),
             moves_search_bytes: mib_bytes(DEFAULT_MOVES_SEARCH_MB),
         }
@@ -94,6 +98,13 @@ pub fn mib_bytes(mib: u64) -> usize {
 /// 10,000-node cap on the root's job instead (so that a second worker starts sooner): two
 /// workers searched 15.7 M nodes at n = 12 instead of 6.2 M.
 pub const DEFAULT_JOB_BUDGET: u64 = 1_000_000;
+/// A job's deadline unless the server says otherwise, in ms: a minute. A job of the default
+/// budget takes seconds (1,000,000 nodes of (4, n, 7^tr) at the 200,000 to 450,000 nodes per
+/// second one core of the project's machine searches: README, "Performance of the engine"), so
+/// the deadline bounds the large budgets a problem may ask for (up to 100,000,000 nodes,
+/// minutes of search) and keeps a worker's graceful stop, which finishes its running jobs,
+/// within a container's grace period (deploy/: 120 s).
+pub const DEFAULT_JOB_DEADLINE_MS: u64 = 60_000;
 /// Job ids are reserved in blocks of this many; the ceiling is persisted per block.
 const JOB_ID_BLOCK: u64 = 100_000;
 /// Leases that ended without a report (expired, abandoned, their problem finished) whose

@@ -231,6 +231,8 @@ fn check_config_parses_flags_and_environment_without_starting() {
         // The coordinator's rule for a worker name (work::check_name), checked before a start.
         (&["--name", ""], "--name"),
         (&["--name", "tab\there"], "--name"),
+        // A domain to verify without TLS to verify it with.
+        (&["--server", "http://c:1", "--tls-domain", "c"], "--tls-ca"),
     ] {
         let out = worker(args);
         let err = String::from_utf8_lossy(&out.stderr);

@@ -101,8 +101,9 @@ pub struct Config {
     #[arg(long, env = "SOLVER_TLS_CA")]
     pub tls_ca: Option<PathBuf>,
 
-    /// Domain name expected in the coordinator's certificate (default: the URL's host).
-    #[arg(long, env = "SOLVER_TLS_DOMAIN")]
+    /// Domain name expected in the coordinator's certificate (default: the URL's host; needs
+    /// --tls-ca).
+    #[arg(long, env = "SOLVER_TLS_DOMAIN", requires = "tls_ca")]
     pub tls_domain: Option<String>,
 
     /// Only check the flags and the environment as a start parses them (values, ranges, the
@@ -513,15 +514,16 @@ impl Slot {
                 // Retries of this request (below) get the jobs of an answer lost in flight.
                 request_id: requests.to_string(),
             };
-            // Not raced against a graceful stop: a lease the server granted must not be lost
-            // in flight (it would sit leased until it expires, were it not for `request_id`:
-            // so a retry of a call that timed out gets it). Jobs that arrive after the
-            // stop are handed back below. A stop cuts a backoff wait short: one more
-            // attempt then, and a failed one is not repeated.
+            // Not raced against a stop, graceful or not: a lease the server granted must not be
+            // lost in flight (it would sit leased until it expires, were it not for
+            // `request_id`: so a retry of a call that timed out gets it). Jobs that arrive
+            // after the stop are handed back below. A stop cuts a backoff wait short: one more
+            // attempt then (at most `CALL_TIMEOUT`; the coordinator holds a lease for at most
+            // 250 ms), and a failed one is not repeated.
             let leased = with_backoff(
                 "lease",
                 &self.server,
-                &self.abort,
+                &CancellationToken::new(),
                 Some(&stop),
                 |s| !refuses_worker(s),
                 || stop.is_cancelled(),
@@ -644,9 +646,16 @@ impl Slot {
                 match joined {
                     Ok(Ok(mut r)) if r.maker_wins.is_some() => {
                         r.worker = self.name.to_string();
+                        record(&r);
                         self.report_once(r).await;
                     }
-                    _ => self.abandon(std::slice::from_ref(&job.job_id)).await,
+                    joined => {
+                        if let Ok(Ok(r)) = &joined {
+                            tracing::Span::current().record("nodes", r.nodes);
+                        }
+                        tracing::Span::current().record("outcome", "handed back");
+                        self.abandon(std::slice::from_ref(&job.job_id)).await;
+                    }
                 }
                 return;
             }
@@ -657,15 +666,7 @@ impl Slot {
                 Err(e) => failed(&job, format!("the search task failed: {e}")),
             };
             report.worker = self.name.to_string();
-            let span = tracing::Span::current();
-            span.record("nodes", report.nodes);
-            let outcome = match (&report.maker_wins, report.error.is_empty()) {
-                (_, false) => "failed",
-                (Some(true), _) => "maker wins",
-                (Some(false), _) => "breaker wins",
-                (None, _) => "expanded",
-            };
-            span.record("outcome", outcome);
+            record(&report);
             let lease = match job.lease_ms {
                 0 => heartbeat * 3,
                 ms => Duration::from_millis(u64::from(ms)),
@@ -810,6 +811,20 @@ impl Slot {
         counter.fetch_add(1, Ordering::Relaxed);
         self.summary.nodes.fetch_add(nodes, Ordering::Relaxed);
     }
+}
+
+/// Records a job's report in the job's span (the current one): its nodes, and its outcome (the
+/// search's: a refused report is logged where it is sent).
+fn record(report: &v1::ReportRequest) {
+    let span = tracing::Span::current();
+    span.record("nodes", report.nodes);
+    let outcome = match (&report.maker_wins, report.error.is_empty()) {
+        (_, false) => "failed",
+        (Some(true), _) => "maker wins",
+        (Some(false), _) => "breaker wins",
+        (None, _) => "expanded",
+    };
+    span.record("outcome", outcome);
 }
 
 /// The report of a job that could not run.

@@ -14,14 +14,19 @@ use tonic::{Request, Response, Status};
 /// then leases `jobs` and nothing after, asking for heartbeats every `heartbeat_ms` (1 s when
 /// 0); fails the first reports with `report_errors`, in turn; with `failing_reports`, fails
 /// every report (transiently), the first after a hang of [`HANG`]; answers heartbeats with
-/// `heartbeat_error` when set, counting them; records each lease's request id, and reports and
-/// abandons in the order they come.
+/// `heartbeat_error` when set (else with every job it names cancelled, with
+/// `heartbeat_cancels`), counting them; answers each lease after `lease_delay`, with one of
+/// `jobs` at a time with `one_at_a_time`; records each lease's request id, and reports (a
+/// failed one marked) and abandons in the order they come.
 #[derive(Default)]
 struct Scripted {
     failing_leases: Mutex<u32>,
     lease_error: Mutex<Option<tonic::Code>>,
+    lease_delay: Mutex<Duration>,
     heartbeat_ms: Mutex<u32>,
     heartbeat_error: Mutex<Option<tonic::Code>>,
+    heartbeat_cancels: std::sync::atomic::AtomicBool,
+    one_at_a_time: std::sync::atomic::AtomicBool,
     heartbeats: Mutex<u32>,
     report_errors: Mutex<Vec<tonic::Code>>,
     failing_reports: std::sync::atomic::AtomicBool,
@@ -45,6 +50,8 @@ impl Work for Scripted {
         req: Request<v1::LeaseRequest>,
     ) -> Result<Response<v1::LeaseResponse>, Status> {
         lock(&self.lease_ids).push(req.into_inner().request_id);
+        let delay = *lock(&self.lease_delay);
+        tokio::time::sleep(delay).await;
         let mut failing = lock(&self.failing_leases);
         if *failing > 0 {
             *failing -= 1;
@@ -52,8 +59,20 @@ impl Work for Scripted {
             return Err(Status::new(code, "the answer is lost"));
         }
         drop(failing);
+        let jobs = {
+            let mut jobs = lock(&self.jobs);
+            if self
+                .one_at_a_time
+                .load(std::sync::atomic::Ordering::Relaxed)
+                && !jobs.is_empty()
+            {
+                vec![jobs.remove(0)]
+            } else {
+                std::mem::take(&mut *jobs)
+            }
+        };
         Ok(Response::new(v1::LeaseResponse {
-            jobs: std::mem::take(&mut *lock(&self.jobs)),
+            jobs,
             retry_after_ms: 20,
             heartbeat_interval_ms: match *lock(&self.heartbeat_ms) {
                 0 => 1_000,
@@ -64,12 +83,21 @@ impl Work for Scripted {
 
     async fn heartbeat(
         &self,
-        _: Request<v1::HeartbeatRequest>,
+        req: Request<v1::HeartbeatRequest>,
     ) -> Result<Response<v1::HeartbeatResponse>, Status> {
         *lock(&self.heartbeats) += 1;
         match *lock(&self.heartbeat_error) {
             Some(code) => Err(Status::new(code, "job 1 is leased to another worker")),
-            None => Ok(Response::new(v1::HeartbeatResponse::default())),
+            None => Ok(Response::new(v1::HeartbeatResponse {
+                cancelled_job_ids: if self
+                    .heartbeat_cancels
+                    .load(std::sync::atomic::Ordering::Relaxed)
+                {
+                    req.into_inner().job_ids
+                } else {
+                    Vec::new()
+                },
+            })),
         }
     }
 
@@ -78,7 +106,11 @@ impl Work for Scripted {
         req: Request<v1::ReportRequest>,
     ) -> Result<Response<v1::ReportResponse>, Status> {
         let report = req.into_inner();
-        let verdict = report.maker_wins.map_or("", |_| " with a verdict");
+        let verdict = match (report.maker_wins, report.error.is_empty()) {
+            (_, false) => " failed",
+            (Some(_), true) => " with a verdict",
+            (None, true) => "",
+        };
         let first = {
             let mut events = lock(&self.events);
             events.push(format!("report {}{verdict}", report.job_id));
@@ -277,6 +309,48 @@ async fn a_job_no_longer_this_workers_stops() {
     }
 }
 
+/// A job the coordinator cancels in a heartbeat's answer (its leaf solved through another
+/// job's facts, or its problem ended) stops its search, which would otherwise run for minutes,
+/// and is still reported.
+#[tokio::test]
+async fn a_job_the_coordinator_cancels_stops_and_is_reported() {
+    let script = Arc::new(Scripted::default());
+    script
+        .heartbeat_cancels
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    *lock(&script.heartbeat_ms) = 50;
+    *lock(&script.jobs) = vec![wide_job("1", 14, 100_000_000)];
+    let start = tokio::time::Instant::now();
+    let (summary, _) = run_until(&script, false, reported).await;
+    assert_eq!(*lock(&script.events), ["report 1"]);
+    assert_eq!(count(&summary.jobs_done), 1);
+    assert!(
+        start.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+/// A job that cannot run (its position's bytes are not a position) is reported as failed, and
+/// the worker goes on with the next job.
+#[tokio::test]
+async fn a_failed_job_is_reported_and_the_worker_goes_on() {
+    let script = Arc::new(Scripted::default());
+    script
+        .one_at_a_time
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let mut bad = job("1");
+    bad.position.truncate(3);
+    *lock(&script.jobs) = vec![bad, job("2")];
+    let (summary, _) = run_until(&script, false, |s| reports(s) >= 2).await;
+    assert_eq!(
+        *lock(&script.events),
+        ["report 1 failed", "report 2 with a verdict"]
+    );
+    assert_eq!(count(&summary.jobs_failed), 1);
+    assert_eq!(count(&summary.jobs_done), 1);
+}
+
 /// A heartbeat that fails for any other reason (the coordinator away for a moment) leaves the
 /// job's search running: the job ends with its verdict.
 #[tokio::test]
@@ -371,4 +445,18 @@ async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_ba
     );
     assert_eq!(count(&summary.jobs_abandoned), 1);
     assert_eq!(count(&summary.jobs_done), 0);
+}
+
+/// A job granted while both signals come (the lease call under way) is not lost in flight:
+/// the worker waits for the answer and hands the job back, so that the coordinator leases its
+/// leaf again at once instead of waiting for the lease to expire.
+#[tokio::test]
+async fn a_lease_under_way_at_the_second_signal_is_handed_back() {
+    let script = Arc::new(Scripted::default());
+    *lock(&script.lease_delay) = Duration::from_millis(300);
+    *lock(&script.jobs) = vec![job("1")];
+    let (summary, stopping) = run_until(&script, true, |s| !lock(&s.lease_ids).is_empty()).await;
+    assert_eq!(*lock(&script.events), ["abandon 1"]);
+    assert_eq!(count(&summary.jobs_abandoned), 1);
+    assert!(stopping < Duration::from_secs(5), "stopped in {stopping:?}");
 }

@@ -18,25 +18,38 @@ pub const MAX_REPORTED_FACTS: usize = 2_000;
 /// a job costs a round trip and a report, so it always does at least this much search.
 pub const MIN_THRESHOLD_NODES: u64 = 1_000;
 
-/// Approximate bytes of one entry of the [`SolvedCache`] (key, value, hash-table overhead).
-const CACHE_ENTRY_BYTES: usize = 80;
+/// Bytes of one slot of a [`SolvedCache`] generation's hash table: the entry and its control
+/// byte (hashbrown's layout).
+const CACHE_SLOT_BYTES: usize = std::mem::size_of::<(Key, Value)>() + 1;
 
 /// Solved positions this worker learned, shared by its jobs and bounded in memory: two
 /// generations; when the young one is full the old one is dropped (the young one ages).
 #[derive(Debug)]
 pub struct SolvedCache {
     generations: RwLock<[FxHashMap<Key, Value>; 2]>,
-    /// Entries per generation.
+    /// Entries per generation: a generation's table is made for this many and never grows.
     capacity: usize,
 }
 
 impl SolvedCache {
-    /// A cache of about `mib` MiB (at least one entry per generation).
+    /// A cache of at most `mib` MiB (besides the allocator's share), at least one entry per
+    /// generation. A hash table keeps a power of two of slots, at most 7/8 of them full, so
+    /// each generation gets the most slots that fit in half of `mib` and holds 7/8 as many
+    /// entries.
     pub fn new(mib: usize) -> Self {
+        let slots = (mib.saturating_mul(1024 * 1024) / 2 / CACHE_SLOT_BYTES).max(1);
+        // The largest power of two at most `slots`.
+        let slots = 1usize << slots.ilog2();
         Self {
             generations: RwLock::new(Default::default()),
-            capacity: (mib * 1024 * 1024 / CACHE_ENTRY_BYTES / 2).max(1),
+            capacity: (slots / 8 * 7).max(1),
         }
+    }
+
+    /// A young generation's table, made for [`SolvedCache::capacity`] entries at once (growing
+    /// to it would hold the old and the new allocation at once).
+    fn young(&self) -> FxHashMap<Key, Value> {
+        FxHashMap::with_capacity_and_hasher(self.capacity, Default::default())
     }
 
     /// The value of `key`, if known.
@@ -56,7 +69,11 @@ impl SolvedCache {
             .unwrap_or_else(PoisonError::into_inner);
         for (k, v) in facts {
             if g[0].len() >= self.capacity {
+                // The old generation goes before the young one's table is made.
                 g[1] = std::mem::take(&mut g[0]);
+            }
+            if g[0].capacity() == 0 {
+                g[0] = self.young();
             }
             g[0].insert(k, v);
         }
@@ -669,6 +686,42 @@ mod tests {
                 .expect_err("bad bytes fail")
                 .contains("34 bytes")
         );
+    }
+
+    /// Two generations' tables stay within the cache's MiB, and a generation's table never
+    /// grows past the one it was made with.
+    #[test]
+    fn the_cache_stays_within_its_size() {
+        for mib in [1, 3, 16, 256, 1024] {
+            let c = SolvedCache::new(mib);
+            let table = c.young();
+            // hashbrown: 8 slots per 7 entries (a power of two), each an entry and a byte.
+            let slots = (table.capacity() / 7 * 8).next_power_of_two();
+            assert!(2 * slots * CACHE_SLOT_BYTES <= mib << 20, "{mib} MiB");
+            assert!(
+                4 * slots * CACHE_SLOT_BYTES > mib << 20,
+                "{mib} MiB: a fair share"
+            );
+            assert!(table.capacity() >= c.capacity);
+        }
+        let c = SolvedCache::new(1);
+        let made = c.young().capacity();
+        let k = |i: usize| {
+            Position::from_masks(
+                Cols::try_from(32u32).expect("w"),
+                i as u128,
+                1u128 << 127,
+                Side::Maker,
+            )
+            .expect("valid")
+            .key()
+        };
+        for i in 0..3 * c.capacity + 5 {
+            c.extend([(k(i), Value::Proven)]);
+            let g = c.generations.read().expect("lock");
+            assert!(g[0].capacity() <= made && g[1].capacity() <= made);
+        }
+        assert_eq!(c.len(), c.capacity + 5);
     }
 
     #[test]

@@ -278,8 +278,8 @@ pub fn deadline(job: &v1::Job, start: std::time::Instant) -> Option<std::time::I
 /// Searches `job` until its leaf is solved, its [`node_budget`] is spent, its [`deadline`]
 /// passes or `cancel` is set, and builds the report: the leaf's value, or its children with
 /// (pn, dn); the solved positions found since the last report (by this job or another slot's,
-/// at most [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's retained one
-/// (see [`Retained`]), which the other slots help meanwhile ([`help`]).
+/// at most [`MAX_REPORTED_FACTS`]); nodes created and time. The search is the worker's
+/// retained one (see [`Retained`]), which the other slots help meanwhile ([`help`]).
 ///
 /// # Errors
 /// A message when the job cannot be run (bad position bytes, an unknown technique, a search

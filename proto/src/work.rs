@@ -35,6 +35,12 @@ pub fn check_job_node_budget(budget: u64) -> Result<u64, String> {
     }
 }
 
+/// The shortest deadline of a job (`Job.deadline_ms`, unless 0: none), in ms: the server's
+/// `--job-deadline-ms` may not ask for less, and a worker searches at least this long whatever
+/// a job says. A job costs a round trip and a report, and its first part, of
+/// `MIN_THRESHOLD_NODES` nodes (solver-worker), must not be cut short.
+pub const MIN_JOB_DEADLINE_MS: u32 = 1_000;
+
 /// Most job ids one `Heartbeat` or `Abandon` call may name.
 pub const MAX_JOB_IDS: usize = 4096;
 

@@ -71,9 +71,9 @@ pub struct Config {
     pub job_node_budget: u64,
 
     /// Milliseconds a worker may search one job, from when it starts it; then it reports what
-    /// it has, as at the node budget. 0 = no deadline (the node budget alone); at most
+    /// it has, as at the node budget. 0 = no deadline (the node budget alone), else 1,000 to
     /// 86,400,000 (one day).
-    #[arg(long, env = "SOLVER_JOB_DEADLINE_MS", default_value_t = DEFAULT_JOB_DEADLINE_MS, value_parser = clap::value_parser!(u64).range(0..=MAX_LEASE_MS))]
+    #[arg(long, env = "SOLVER_JOB_DEADLINE_MS", default_value_t = DEFAULT_JOB_DEADLINE_MS, value_parser = job_deadline_ms)]
     pub job_deadline_ms: u64,
 
     /// Bearer token workers must send (`authorization: Bearer <token>`) on the Work service:
@@ -127,6 +127,18 @@ pub const DEFAULT_JOB_BUDGET: u64 = crate::coordinator::DEFAULT_JOB_BUDGET;
 
 /// The default job deadline, in ms.
 pub const DEFAULT_JOB_DEADLINE_MS: u64 = crate::coordinator::DEFAULT_JOB_DEADLINE_MS;
+
+/// Parses `--job-deadline-ms`: 0 (none) or
+/// [`MIN_JOB_DEADLINE_MS`](solver_proto::work::MIN_JOB_DEADLINE_MS) to [`MAX_LEASE_MS`].
+fn job_deadline_ms(s: &str) -> Result<u64, String> {
+    let min = u64::from(solver_proto::work::MIN_JOB_DEADLINE_MS);
+    let ms: u64 = s.parse().map_err(|e| format!("{e}"))?;
+    if ms == 0 || (min..=MAX_LEASE_MS).contains(&ms) {
+        Ok(ms)
+    } else {
+        Err(format!("0 (none) or {min} to {MAX_LEASE_MS}"))
+    }
+}
 
 impl Config {
     /// Checks what the flags' parsers leave: --worker-token and --client-token

@@ -159,12 +159,14 @@ fn check_config_parses_flags_and_environment_without_starting() {
         out.status.code() == Some(2) && err.contains("--lease-ms"),
         "{err}"
     );
-    let out = check(&["--job-deadline-ms", "86400001"], &[]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        out.status.code() == Some(2) && err.contains("--job-deadline-ms"),
-        "{err}"
-    );
+    for ms in ["86400001", "999", "1s"] {
+        let out = check(&["--job-deadline-ms", ms], &[]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code() == Some(2) && err.contains("--job-deadline-ms"),
+            "{ms}: {err}"
+        );
+    }
     let out = check(&["--job-deadline-ms", "0"], &[]);
     assert!(out.status.success(), "{out:?}");
     let out = check(&["--tls-cert", "cert.pem"], &[]);

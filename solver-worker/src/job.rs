@@ -1,5 +1,5 @@
 //! One job, off the async runtime: decode the leaf, simplify it to a fixpoint, search it within
-//! the node budget, and build the report. No I/O here: the caller sends the report.
+//! the node budget and the deadline, and build the report. No I/O here: the caller sends the report.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -112,7 +112,7 @@ pub struct JobContext {
 }
 
 impl JobContext {
-    /// A context for `slots` job slots sharing `table_mib` MiB: a quarter for the solved
+    /// A context for `slots` job slots sharing `table_mib` MiB: at most a quarter for the solved
     /// cache, the rest for the retained search DAG.
     pub fn new(table_mib: usize, slots: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
@@ -268,11 +268,13 @@ pub fn node_budget(job: &v1::Job) -> u64 {
         .clamp(1, solver_proto::work::MAX_JOB_NODE_BUDGET)
 }
 
-/// When the search of `job`, started at `start`, has to stop: its `deadline_ms` later, or never
-/// for 0.
+/// When the search of `job`, started at `start`, has to stop: its `deadline_ms` later (at
+/// least [`MIN_JOB_DEADLINE_MS`] ms), or never for 0.
+///
+/// [`MIN_JOB_DEADLINE_MS`]: solver_proto::work::MIN_JOB_DEADLINE_MS
 pub fn deadline(job: &v1::Job, start: std::time::Instant) -> Option<std::time::Instant> {
-    (job.deadline_ms > 0)
-        .then(|| start + std::time::Duration::from_millis(u64::from(job.deadline_ms)))
+    let ms = job.deadline_ms.max(solver_proto::work::MIN_JOB_DEADLINE_MS);
+    (job.deadline_ms > 0).then(|| start + std::time::Duration::from_millis(u64::from(ms)))
 }
 
 /// Searches `job` until its leaf is solved, its [`node_budget`] is spent, its [`deadline`]
@@ -462,7 +464,7 @@ mod tests {
         let ctx = JobContext::new(64, 1);
         let big = Position::empty(Cols::try_from(14u32).expect("width"), Side::Maker);
         let endless = v1::Job {
-            deadline_ms: 200,
+            deadline_ms: 1_000,
             ..job(&big, solver_proto::work::MAX_JOB_NODE_BUDGET)
         };
         let far = v1::Job {
@@ -475,13 +477,24 @@ mod tests {
             assert_eq!(r.maker_wins, None);
             assert!(!r.children.is_empty());
             assert!(r.nodes < solver_proto::work::MAX_JOB_NODE_BUDGET);
-            // The clock is read every 256 expansions: the search ends soon after 200 ms
-            // (the bound leaves room for a slow machine).
-            assert!((200..20_000).contains(&r.elapsed_ms), "{} ms", r.elapsed_ms);
+            // The clock is read every 256 expansions: the search ends soon after 1 s (the
+            // bound leaves room for a slow machine).
+            assert!(
+                (1_000..20_000).contains(&r.elapsed_ms),
+                "{} ms",
+                r.elapsed_ms
+            );
         }
+        let now = std::time::Instant::now();
+        assert_eq!(deadline(&v1::Job::default(), now), None);
+        // A shorter deadline than a coordinator may set is held to the shortest.
+        let short = v1::Job {
+            deadline_ms: 5,
+            ..v1::Job::default()
+        };
         assert_eq!(
-            deadline(&v1::Job::default(), std::time::Instant::now()),
-            None
+            deadline(&short, now),
+            Some(now + std::time::Duration::from_secs(1))
         );
     }
 

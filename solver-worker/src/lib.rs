@@ -74,7 +74,7 @@ pub struct Config {
     #[arg(long, env = "SOLVER_JOBS", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 
-    /// Memory for this worker's tables, in MiB: a quarter for the solved positions shared by
+    /// Memory for this worker's tables, in MiB: up to a quarter for the solved positions shared by
     /// all jobs, the rest for the search DAG that all slots run their jobs in at once, kept
     /// from job to job (a job below an earlier one goes on from its subtree) and trimmed when
     /// full.

@@ -453,7 +453,8 @@ async fn a_verdict_unreported_at_the_second_signal_gets_one_attempt_then_goes_ba
 #[tokio::test]
 async fn a_lease_under_way_at_the_second_signal_is_handed_back() {
     let script = Arc::new(Scripted::default());
-    *lock(&script.lease_delay) = Duration::from_millis(300);
+    // Far longer than the test needs to send both signals meanwhile.
+    *lock(&script.lease_delay) = Duration::from_secs(2);
     *lock(&script.jobs) = vec![job("1")];
     let (summary, stopping) = run_until(&script, true, |s| !lock(&s.lease_ids).is_empty()).await;
     assert_eq!(*lock(&script.events), ["abandon 1"]);

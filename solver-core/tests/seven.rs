@@ -115,6 +115,9 @@ proptest! {
     fn mirror_shares_the_canonical_key(pos in arb_position()) {
         prop_assert_eq!(pos.canonical_key(), pos.mirror().canonical_key());
         prop_assert_eq!(pos.mirror().mirror(), pos);
+        // A key mirrors as its position does.
+        prop_assert_eq!(pos.key().mirror(), pos.mirror().key());
+        prop_assert_eq!(pos.key().canonical(), pos.canonical_key());
     }
 
     #[test]

@@ -1110,6 +1110,131 @@ async fn cancelling_a_problem_stops_the_search_of_its_moves() {
     assert_maker_wins_with(&c, &short, &n8_winning_moves());
 }
 
+/// The table of solved positions answers a problem whichever form it keys its positions in
+/// (mirror-canonical, or exact with `--disable mirror-tt`): the same board, solved once in each
+/// form, gets the same winning moves either way and in either order (a table keyed by the
+/// reporting problem's form missed a winning move's mirror image: `a2 h2` and then `a2`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_key_forms_share_the_table_of_solved_positions() {
+    let exact = |spec: &v1::ProblemSpec| v1::ProblemSpec {
+        disabled_techniques: vec!["mirror-tt".into()],
+        ..spec.clone()
+    };
+    for exact_first in [false, true] {
+        let server = start_with(|_| {}).await;
+        let (mut s, mut w) = clients(&server).await;
+        let canonical = empty_spec(8, true, 0);
+        let (first, second) = if exact_first {
+            (exact(&canonical), canonical)
+        } else {
+            (canonical.clone(), exact(&canonical))
+        };
+        let mut moves = Vec::new();
+        for spec in [first, second] {
+            let id = submit(&mut s, spec).await;
+            work_until_done(&mut w, &mut s, "w", std::slice::from_ref(&id)).await;
+            let mut named = get(&mut s, &id).await.result.expect("solved").winning_moves;
+            named.sort();
+            moves.push(named);
+        }
+        assert_eq!(moves[0], moves[1], "exact form first: {exact_first}");
+        assert!(moves[0].iter().all(|m| n8_winning_moves().contains(m)));
+    }
+}
+
+/// A solved position that a problem keying its positions exactly (`--disable mirror-tt`)
+/// reports reaches the DAG of a running problem that keys them mirror-canonically, where it is
+/// the node of its mirror image: with a report of many facts (each DAG node looked up among
+/// them) and of few (each fact looked up in the DAG).
+#[test]
+fn a_fact_reaches_a_dag_that_keys_its_mirror_image() {
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side, Technique};
+    use solver_core::pns::Game;
+    let cols = Cols::try_from(10u32).expect("width");
+    // The children of the empty 10-wide board after Maker's winning moves a2 and j2 (mirror
+    // images), simplified as a worker makes them, keyed exactly: one of them is not
+    // mirror-canonical.
+    let exact_rules = Rules::new(cols, &[Technique::MirrorTt]);
+    let mut root = SevenGame::new(Position::empty(cols, Side::Maker), exact_rules).expect("game");
+    assert_eq!(root.simplify(), None);
+    let mirrored = root
+        .children()
+        .into_iter()
+        .filter(|(mv, _)| ["a2", "j2"].contains(&mv.name().as_str()))
+        .map(|(_, mut g)| {
+            assert_eq!(g.simplify(), None);
+            g.key()
+        })
+        .find(|k| k.canonical() != *k)
+        .expect("one of two mirror images is not canonical");
+    let exact_spec = v1::ProblemSpec {
+        disabled_techniques: vec!["mirror-tt".into()],
+        ..empty_spec(10, true, 1_000)
+    };
+    for many_facts in [false, true] {
+        let c = Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default())
+            .expect("open");
+        let ctx = JobContext::new(64, 1);
+        let submit = |spec: v1::ProblemSpec| {
+            c.submit(v1::SubmitRequest {
+                request_id: String::new(),
+                spec: Some(spec),
+            })
+            .expect("submit")
+            .problem_id
+        };
+        let reporter = submit(exact_spec.clone());
+        let reporters_job = lease_from(&c, "w", 1, "").remove(0);
+        assert_eq!(reporters_job.problem_id, reporter);
+        // The canonical problem's root expanded by one job (1,000 nodes do not solve it).
+        let watched = submit(empty_spec(10, true, 1_000));
+        let job = lease_from(&c, "w", 1, "").remove(0);
+        assert_eq!(job.problem_id, watched);
+        let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
+        assert_eq!(r.maker_wins, None);
+        r.worker = "w".into();
+        c.report(r).expect("report");
+        let solved_before = c
+            .problem(&watched)
+            .expect("get")
+            .progress
+            .expect("progress");
+        assert!(solved_before.root_pn > 0 && solved_before.dag_nodes > 2);
+        // The exact problem's report: a search of its job's leaf that solves many positions
+        // (but not the leaf), or none, with the fact appended.
+        let fact = v1::SolvedPosition {
+            position: solver_proto::convert::seven::pack_key(&mirrored),
+            maker_wins: true,
+        };
+        let searched = v1::Job {
+            node_budget: if many_facts { 6_000 } else { 1_000 },
+            ..reporters_job.clone()
+        };
+        let mut report = run_job(&searched, &ctx, Arc::default()).expect("runs");
+        assert_eq!(report.maker_wins, None);
+        let dag_nodes = solved_before.dag_nodes;
+        assert_eq!(
+            report.solved.len() as u64 > dag_nodes,
+            many_facts,
+            "{} facts, {dag_nodes} nodes",
+            report.solved.len()
+        );
+        report.solved.push(fact);
+        c.report(v1::ReportRequest {
+            worker: "w".into(),
+            ..report
+        })
+        .expect("report");
+        // The watched root (OR) has a proven child now: Maker wins.
+        let after = c
+            .problem(&watched)
+            .expect("get")
+            .progress
+            .expect("progress");
+        assert_eq!(after.root_pn, 0, "many facts: {many_facts}");
+    }
+}
+
 /// Every winning first move of the empty 8-wide board, Maker to move (a Maker win), by an
 /// independent search in this process.
 fn n8_winning_moves() -> Vec<String> {

@@ -13,7 +13,7 @@ use solver_proto::work::{MAX_JOB_IDS, MAX_REPORT_NODES, MIN_JOB_NODE_BUDGET};
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
-use super::dag::solved_numbers;
+use super::dag::{Dag, solved_numbers};
 use super::problems::{finish, pack_hex, put_tt, tt_value};
 use super::{Coordinator, Error, JOB_ID_BLOCK, Lease, MAX_ORPHANS, State, check_name, invalid};
 use crate::store::{Batch, ColumnFamily, keys};
@@ -461,6 +461,16 @@ impl Coordinator {
         for (i, &(key, v)) in facts.iter().enumerate() {
             by_key.entry(key).or_insert((i, v));
         }
+        // A problem that keys its positions in the other form (mirror-canonical against exact,
+        // `--disable mirror-tt`) holds a fact's position, or its mirror image, which has the
+        // same value, under the fact's mirrored key.
+        let mut by_mirror = rustc_hash::FxHashMap::default();
+        for (key, &first) in &by_key {
+            let mirror = key.mirror();
+            if mirror != *key {
+                by_mirror.entry(mirror).or_insert(first);
+            }
+        }
         // (place in the report, node, value), applied in the report's order either way, so
         // that both branches give the same DAG even for facts that contradict each other.
         let mut hits = Vec::new();
@@ -470,19 +480,32 @@ impl Coordinator {
             };
             hits.clear();
             if dag.len() < facts.len() {
-                hits.extend(
-                    dag.iter()
-                        .filter_map(|(n, node)| by_key.get(&node.key).map(|&(i, v)| (i, n, v))),
-                );
+                hits.extend(dag.iter().filter_map(|(n, node)| {
+                    by_key
+                        .get(&node.key)
+                        .or_else(|| by_mirror.get(&node.key))
+                        .map(|&(i, v)| (i, n, v))
+                }));
                 hits.sort_unstable_by_key(|&(i, _, _)| i);
             } else {
+                let dag: &Dag = dag;
                 let cols = dag.root().key.cols;
                 hits.extend(
                     facts
                         .iter()
                         .enumerate()
                         .filter(|(_, (key, _))| key.cols == cols)
-                        .filter_map(|(i, &(key, v))| dag.get(&key).map(|n| (i, n, v))),
+                        .flat_map(|(i, &(key, v))| {
+                            // The mirror's node too, unless a fact of its own comes for it.
+                            let mirror = key.mirror();
+                            let mirror =
+                                (mirror != key && !by_key.contains_key(&mirror)).then_some(mirror);
+                            [Some(key), mirror]
+                                .into_iter()
+                                .flatten()
+                                .filter_map(move |k| dag.get(&k))
+                                .map(move |n| (i, n, v))
+                        }),
                 );
             }
             let mut any = false;

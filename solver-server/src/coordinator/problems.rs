@@ -51,22 +51,34 @@ fn validate_spec(spec: Option<v1::ProblemSpec>) -> Result<ValidSpec, Error> {
     })
 }
 
-/// The stored solved value of `key`, if any.
+/// The stored solved value of `key`, if any, in whichever form the asking problem keys its
+/// positions (mirror-canonical, or exact with `--disable mirror-tt`): `tt` holds a position
+/// under its mirror-canonical key ([`put_tt`]), which a position and its mirror share, since
+/// they have one value. A value stored by an earlier version under a problem's exact key is
+/// found too.
 pub(super) fn tt_value(store: &dyn Store, key: &Key) -> Result<Option<Value>, StoreError> {
-    Ok(store
-        .get(ColumnFamily::Tt, &keys::seven_tt(&pack_key(key)))?
-        .and_then(|v| match v.as_slice() {
-            [1] => Some(Value::Proven),
-            [0] => Some(Value::Disproven),
-            _ => None,
-        }))
+    let stored = |key: &Key| -> Result<Option<Value>, StoreError> {
+        Ok(store
+            .get(ColumnFamily::Tt, &keys::seven_tt(&pack_key(key)))?
+            .and_then(|v| match v.as_slice() {
+                [1] => Some(Value::Proven),
+                [0] => Some(Value::Disproven),
+                _ => None,
+            }))
+    };
+    let canonical = key.canonical();
+    match stored(&canonical)? {
+        None if canonical != *key => stored(key),
+        found => Ok(found),
+    }
 }
 
-/// Adds the solved value of `key` to `batch`'s `tt` writes.
+/// Adds the solved value of `key` to `batch`'s `tt` writes, under its mirror-canonical key
+/// (see [`tt_value`]).
 pub(super) fn put_tt(batch: &mut Batch, key: &Key, value: Value) {
     batch.put(
         ColumnFamily::Tt,
-        keys::seven_tt(&pack_key(key)),
+        keys::seven_tt(&pack_key(&key.canonical())),
         vec![u8::from(value == Value::Proven)],
     );
 }

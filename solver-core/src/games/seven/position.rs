@@ -306,9 +306,7 @@ impl Position {
     /// The mirror-canonical transposition key: the smaller of the keys of the position and of
     /// its mirror, so a position and its mirror share it.
     pub fn canonical_key(&self) -> Key {
-        let a = Key::of(self);
-        let b = Key::of(&self.mirror());
-        a.min(b)
+        self.key().canonical()
     }
 }
 
@@ -339,6 +337,25 @@ impl Key {
             maker: p.maker,
             breaker: p.breaker,
         }
+    }
+
+    /// The key of the mirror image `c -> n-1-c` ([`Position::mirror`]), same side to move; the
+    /// key itself when its width is no board's (4..=32).
+    pub fn mirror(&self) -> Key {
+        match Cols::try_from(u32::from(self.cols)) {
+            Ok(cols) => Key {
+                maker: cols.mirror(self.maker),
+                breaker: cols.mirror(self.breaker),
+                ..*self
+            },
+            Err(_) => *self,
+        }
+    }
+
+    /// The mirror-canonical form: the smaller of this key and its mirror's, which a position
+    /// and its mirror share ([`Position::canonical_key`]).
+    pub fn canonical(&self) -> Key {
+        (*self).min(self.mirror())
     }
 }
 

@@ -1413,7 +1413,11 @@ async fn a_heartbeat_ends_the_lease_of_a_leaf_solved_elsewhere() {
         let job = lease_from(&c, "w", 1, "").remove(0);
         c.report(report(&job, budget)).expect("report");
     }
+    // Watchers are told of leases too.
+    let mut watch = c.subscribe(&a).expect("subscribe");
+    watch.mark_unchanged();
     let jobs = lease_from(&c, "w", 2, "");
+    assert!(watch.has_changed().expect("open"));
     let [first, second] = jobs.as_slice() else {
         panic!("two leaves: {jobs:?}");
     };
@@ -1429,6 +1433,9 @@ async fn a_heartbeat_ends_the_lease_of_a_leaf_solved_elsewhere() {
         running(&c.problem(&a).expect("problem")),
         "the root is open"
     );
+    // Watchers are told of the lease the heartbeat ends (its job no longer in flight).
+    let mut watch = c.subscribe(&a).expect("subscribe");
+    watch.mark_unchanged();
     let hb = c
         .heartbeat(v1::HeartbeatRequest {
             worker: "w".into(),
@@ -1436,6 +1443,7 @@ async fn a_heartbeat_ends_the_lease_of_a_leaf_solved_elsewhere() {
         })
         .expect("heartbeat");
     assert_eq!(hb.cancelled_job_ids, std::slice::from_ref(&second.job_id));
+    assert!(watch.has_changed().expect("open"));
     let progress = |c: &Coordinator| {
         let p = c.problem(&a).expect("problem");
         p.progress.expect("progress")

@@ -222,6 +222,8 @@ impl Coordinator {
             let budget = (base >> shrink).max(MIN_JOB_NODE_BUDGET.min(base));
             ps.in_flight += 1;
             ps.workers.insert(&worker);
+            // Watchers see the job in flight.
+            ps.notify();
             let job = st.next_job_id(&mut batch);
             let deadline = now + self.config.lease;
             st.leases.insert(
@@ -318,7 +320,11 @@ impl Coordinator {
                 .as_ref()
                 .is_none_or(|d| d.node(node).value().is_some());
             if solved {
-                st.drop_lease(job);
+                if st.drop_lease(job).is_some()
+                    && let Some(ps) = st.problems.get(&problem)
+                {
+                    ps.notify();
+                }
                 cancelled.push(job.to_string());
             } else {
                 st.renew(job, deadline);

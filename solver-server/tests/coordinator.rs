@@ -791,6 +791,29 @@ fn lease_from(c: &Coordinator, worker: &str, max_jobs: u32, request_id: &str) ->
     .jobs
 }
 
+/// A leaf whose leases keep failing gets smaller jobs: its node budget is divided by 4 after
+/// every third expiry (or failed report), and never falls below 1,000 nodes.
+#[test]
+fn a_leaf_whose_leases_keep_failing_gets_smaller_budgets() {
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    submit_to(&c, 9, 0);
+    let mut later = tokio::time::Instant::now();
+    let mut budgets = Vec::new();
+    for _ in 0..18 {
+        // The root, the only leaf, each time.
+        let job = lease_from(&c, "w", 1, "").remove(0);
+        budgets.push(job.node_budget);
+        later += Duration::from_secs(3_600);
+        assert_eq!(c.expire(later).expect("expire"), 1);
+    }
+    let expected: Vec<u64> = [1_000_000, 250_000, 62_500, 15_625, 3_906, 1_000]
+        .into_iter()
+        .flat_map(|b| [b; 3])
+        .collect();
+    assert_eq!(budgets, expected);
+}
+
 /// A job carries the server's deadline (`--job-deadline-ms`), 0 for none.
 #[test]
 fn a_job_carries_the_servers_deadline() {

@@ -791,6 +791,38 @@ fn lease_from(c: &Coordinator, worker: &str, max_jobs: u32, request_id: &str) ->
     .jobs
 }
 
+/// A job that outlives its lease length is kept by its heartbeats: it never expires while they
+/// come, and expires once they stop.
+#[test]
+fn heartbeats_keep_a_long_job_leased() {
+    let config = CoordinatorConfig {
+        lease: Duration::from_millis(1_000),
+        ..CoordinatorConfig::default()
+    };
+    let c = Coordinator::open(Arc::new(MemStore::new()), config).expect("open");
+    let id = submit_to(&c, 9, 0);
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    let start = tokio::time::Instant::now();
+    // Heartbeats 100 ms apart for two and a half leases (a stall of the test's thread of up
+    // to 900 ms is still on time).
+    while start.elapsed() < Duration::from_millis(2_500) {
+        std::thread::sleep(Duration::from_millis(100));
+        let hb = c
+            .heartbeat(v1::HeartbeatRequest {
+                worker: "w".into(),
+                job_ids: vec![job.job_id.clone()],
+            })
+            .expect("heartbeat");
+        assert!(hb.cancelled_job_ids.is_empty());
+        assert_eq!(c.expire(tokio::time::Instant::now()).expect("expire"), 0);
+    }
+    let progress = c.problem(&id).expect("problem").progress.expect("progress");
+    assert_eq!((progress.jobs_in_flight, progress.jobs_expired), (1, 0));
+    // No heartbeat for longer than a lease: it expires.
+    let later = tokio::time::Instant::now() + Duration::from_millis(1_100);
+    assert_eq!(c.expire(later).expect("expire"), 1);
+}
+
 /// A leaf whose leases keep failing gets smaller jobs: its node budget is divided by 4 after
 /// every third expiry (or failed report), and never falls below 1,000 nodes.
 #[test]

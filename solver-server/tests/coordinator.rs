@@ -1194,7 +1194,121 @@ async fn both_key_forms_share_the_table_of_solved_positions() {
         }
         assert_eq!(moves[0], moves[1], "exact form first: {exact_first}");
         assert!(moves[0].iter().all(|m| n8_winning_moves().contains(m)));
+        // A winning move's mirror image wins too, and is named with it (also where the exact
+        // form keys the two positions apart).
+        let mirror = |m: &String| {
+            let (col, row) = m.split_at(1);
+            let col = char::from(b'a' + 7 - (col.as_bytes()[0] - b'a'));
+            format!("{col}{row}")
+        };
+        assert!(
+            moves[0].iter().all(|m| moves[0].contains(&mirror(m))),
+            "{:?}",
+            moves[0]
+        );
     }
+}
+
+/// A value an earlier version stored under a position's exact key that is not the
+/// mirror-canonical one (from a problem with `--disable mirror-tt`) still answers a problem in
+/// either form at submit.
+#[test]
+fn a_value_stored_under_an_exact_key_still_answers() {
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side, Technique};
+    use solver_core::pns::Game;
+    let cols = Cols::try_from(10u32).expect("width");
+    // The empty 10-wide board after Maker's a2 or j2 (mirror images; Breaker to move, a Maker
+    // win), the one whose exact key is not canonical.
+    let exact = |cell: &str| {
+        let position = Position::empty(cols, Side::Maker)
+            .play(solver_core::games::seven::Cell::parse(cell, cols).expect("cell"))
+            .expect("empty");
+        let mut g =
+            SevenGame::new(position, Rules::new(cols, &[Technique::MirrorTt])).expect("game");
+        assert_eq!(g.simplify(), None);
+        (position, g.key())
+    };
+    let (position, key) = [exact("a2"), exact("j2")]
+        .into_iter()
+        .find(|(_, k)| k.canonical() != *k)
+        .expect("one of two mirror images is not canonical");
+    for disabled in [vec![], vec!["mirror-tt".to_string()]] {
+        let store = Arc::new(MemStore::new());
+        let packed = solver_proto::convert::seven::pack_key(&key);
+        store
+            .put(ColumnFamily::Tt, &keys::seven_tt(&packed), &[1])
+            .expect("put");
+        let c = Coordinator::open(store, CoordinatorConfig::default()).expect("open");
+        let rows: Vec<String> = position.rows();
+        let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+        let id = c
+            .submit(v1::SubmitRequest {
+                request_id: String::new(),
+                spec: Some(v1::ProblemSpec {
+                    disabled_techniques: disabled.clone(),
+                    ..spec(&rows, false, 0)
+                }),
+            })
+            .expect("submit")
+            .problem_id;
+        let p = c.problem(&id).expect("problem");
+        assert_eq!(
+            p.progress.expect("progress").root_pn,
+            0,
+            "answered at submit, disabled {disabled:?}"
+        );
+    }
+}
+
+/// A problem keying its positions exactly (`--disable mirror-tt`) whose report proves one
+/// winning first move names its mirror image too: the two child positions have one value.
+#[test]
+fn a_winning_move_is_named_with_its_mirror_image() {
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side, Technique};
+    use solver_core::pns::Game;
+    let cols = Cols::try_from(10u32).expect("width");
+    let rules = Rules::new(cols, &[Technique::MirrorTt]);
+    let mut root = SevenGame::new(Position::empty(cols, Side::Maker), rules).expect("game");
+    assert_eq!(root.simplify(), None);
+    let (_, mut a2) = root
+        .children()
+        .into_iter()
+        .find(|(mv, _)| mv.name() == "a2")
+        .expect("a2 is a move");
+    assert_eq!(a2.simplify(), None);
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    let id = c
+        .submit(v1::SubmitRequest {
+            request_id: String::new(),
+            spec: Some(v1::ProblemSpec {
+                disabled_techniques: vec!["mirror-tt".into()],
+                ..empty_spec(10, true, 1_000)
+            }),
+        })
+        .expect("submit")
+        .problem_id;
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    // Maker wins the empty 10-wide board by a2 and by its mirror image j2 (`solver seven solve
+    // --cols 10` names both): the report says so, naming a2's position alone.
+    let solved = |position: Vec<u8>| v1::SolvedPosition {
+        position,
+        maker_wins: true,
+    };
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: job.job_id.clone(),
+        maker_wins: Some(true),
+        solved: vec![
+            solved(job.position.clone()),
+            solved(solver_proto::convert::seven::pack_key(&a2.key())),
+        ],
+        ..Default::default()
+    })
+    .expect("report");
+    let mut moves = c.result(&id).expect("solved").winning_moves;
+    moves.sort();
+    assert_eq!(moves, ["a2", "j2"]);
 }
 
 /// A solved position that a problem keying its positions exactly (`--disable mirror-tt`)

@@ -54,8 +54,8 @@ fn validate_spec(spec: Option<v1::ProblemSpec>) -> Result<ValidSpec, Error> {
 /// The stored solved value of `key`, if any, in whichever form the asking problem keys its
 /// positions (mirror-canonical, or exact with `--disable mirror-tt`): `tt` holds a position
 /// under its mirror-canonical key ([`put_tt`]), which a position and its mirror share, since
-/// they have one value. A value stored by an earlier version under a problem's exact key is
-/// found too.
+/// they have one value. A value stored by an earlier version under the other, not canonical,
+/// exact key of the two is found too.
 pub(super) fn tt_value(store: &dyn Store, key: &Key) -> Result<Option<Value>, StoreError> {
     let stored = |key: &Key| -> Result<Option<Value>, StoreError> {
         Ok(store
@@ -67,8 +67,13 @@ pub(super) fn tt_value(store: &dyn Store, key: &Key) -> Result<Option<Value>, St
             }))
     };
     let canonical = key.canonical();
+    let other = if canonical == *key {
+        key.mirror()
+    } else {
+        *key
+    };
     match stored(&canonical)? {
-        None if canonical != *key => stored(key),
+        None if other != canonical => stored(&other),
         found => Ok(found),
     }
 }
@@ -481,7 +486,7 @@ fn end(
 /// The winning first moves of the side to move when `value` says it wins (none when it
 /// loses): every empty cell whose resulting position simplifies to a win or is a win in the
 /// DAG, then in `facts` (solved positions of the report being applied, not yet in the store),
-/// then in the store's `tt`. `None` when the side to move wins but no known value names a
+/// then in the store's `tt`, each under the position's key or its mirror image's. `None` when the side to move wins but no known value names a
 /// move: they need a search ([`MovesSearch`]).
 fn named_moves(
     ps: &ProblemState,
@@ -496,15 +501,22 @@ fn named_moves(
     if value != mover {
         return Ok(Some(Vec::new()));
     }
+    // A position and its mirror image have one value: a problem keying its positions exactly
+    // (`--disable mirror-tt`) holds the two under two keys, of which one may be solved.
+    let mut by_canonical = rustc_hash::FxHashMap::default();
+    for &(k, v) in facts {
+        by_canonical.entry(k.canonical()).or_insert(v);
+    }
     let known = |k: &Key| -> Result<Option<Value>, StoreError> {
-        if let Some(v) = ps
-            .dag
-            .as_ref()
-            .and_then(|d| d.get(k).and_then(|id| d.node(id).value()))
-        {
+        let in_dag = |k: &Key| {
+            ps.dag
+                .as_ref()
+                .and_then(|d| d.get(k).and_then(|id| d.node(id).value()))
+        };
+        if let Some(v) = in_dag(k).or_else(|| in_dag(&k.mirror())) {
             return Ok(Some(v));
         }
-        if let Some(&(_, v)) = facts.iter().find(|(f, _)| f == k) {
+        if let Some(&v) = by_canonical.get(&k.canonical()) {
             return Ok(Some(v));
         }
         tt_value(store, k)

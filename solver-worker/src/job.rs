@@ -1,5 +1,6 @@
 //! One job, off the async runtime: decode the leaf, simplify it to a fixpoint, search it within
-//! the node budget and the deadline, and build the report. No I/O here: the caller sends the report.
+//! the node budget and the deadline, and build the report. No I/O here: the caller sends the
+//! report.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -112,8 +113,8 @@ pub struct JobContext {
 }
 
 impl JobContext {
-    /// A context for `slots` job slots sharing `table_mib` MiB: at most a quarter for the solved
-    /// cache, the rest for the retained search DAG.
+    /// A context for `slots` job slots sharing `table_mib` MiB: at most a quarter for the
+    /// solved cache, the rest for the retained search DAG.
     pub fn new(table_mib: usize, slots: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
         Self {

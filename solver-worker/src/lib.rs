@@ -74,10 +74,10 @@ pub struct Config {
     #[arg(long, env = "SOLVER_JOBS", value_parser = clap::value_parser!(u32).range(1..=256))]
     pub jobs: Option<u32>,
 
-    /// Memory for this worker's tables, in MiB: up to a quarter for the solved positions shared by
-    /// all jobs, the rest for the search DAG that all slots run their jobs in at once, kept
-    /// from job to job (a job below an earlier one goes on from its subtree) and trimmed when
-    /// full.
+    /// Memory for this worker's tables, in MiB: up to a quarter for the solved positions
+    /// shared by all jobs, the rest for the search DAG that all slots run their jobs in at
+    /// once, kept from job to job (a job below an earlier one goes on from its subtree) and
+    /// trimmed when full.
     #[arg(long, env = "SOLVER_TABLE_MB", default_value_t = DEFAULT_TABLE_MB, value_parser = table_mb_parser())]
     pub table_mb: usize,
 

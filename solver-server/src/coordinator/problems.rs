@@ -486,8 +486,9 @@ fn end(
 /// The winning first moves of the side to move when `value` says it wins (none when it
 /// loses): every empty cell whose resulting position simplifies to a win or is a win in the
 /// DAG, then in `facts` (solved positions of the report being applied, not yet in the store),
-/// then in the store's `tt`, each under the position's key or its mirror image's. `None` when the side to move wins but no known value names a
-/// move: they need a search ([`MovesSearch`]).
+/// then in the store's `tt`, each under the position's key or its mirror image's. `None` when
+/// the side to move wins but no known value names a move: they need a search
+/// ([`MovesSearch`]).
 fn named_moves(
     ps: &ProblemState,
     store: &dyn Store,

@@ -771,9 +771,14 @@ impl Store for FailingStore {
 /// Submits the empty board `cols` wide (Maker to move) with `budget`-node jobs straight to
 /// `c`; returns its id.
 fn submit_to(c: &Coordinator, cols: usize, budget: u64) -> String {
+    submit_spec(c, empty_spec(cols, true, budget))
+}
+
+/// `Solver.Submit` of `spec` straight to `c`; returns the problem's id.
+fn submit_spec(c: &Coordinator, spec: v1::ProblemSpec) -> String {
     c.submit(v1::SubmitRequest {
         request_id: String::new(),
-        spec: Some(empty_spec(cols, true, budget)),
+        spec: Some(spec),
     })
     .expect("submit")
     .problem_id
@@ -1241,16 +1246,13 @@ fn a_value_stored_under_an_exact_key_still_answers() {
         let c = Coordinator::open(store, CoordinatorConfig::default()).expect("open");
         let rows: Vec<String> = position.rows();
         let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
-        let id = c
-            .submit(v1::SubmitRequest {
-                request_id: String::new(),
-                spec: Some(v1::ProblemSpec {
-                    disabled_techniques: disabled.clone(),
-                    ..spec(&rows, false, 0)
-                }),
-            })
-            .expect("submit")
-            .problem_id;
+        let id = submit_spec(
+            &c,
+            v1::ProblemSpec {
+                disabled_techniques: disabled.clone(),
+                ..spec(&rows, false, 0)
+            },
+        );
         let p = c.problem(&id).expect("problem");
         assert_eq!(
             p.progress.expect("progress").root_pn,
@@ -1260,34 +1262,38 @@ fn a_value_stored_under_an_exact_key_still_answers() {
     }
 }
 
-/// A problem keying its positions exactly (`--disable mirror-tt`) whose report proves one
-/// winning first move names its mirror image too: the two child positions have one value.
-#[test]
-fn a_winning_move_is_named_with_its_mirror_image() {
+/// The exact key (`--disable mirror-tt`) of the empty 10-wide board's child by Maker's `cell`,
+/// simplified as a worker's search makes it.
+fn exact_child_key_of_the_empty_10_wide_board(cell: &str) -> solver_core::games::seven::Key {
     use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side, Technique};
     use solver_core::pns::Game;
     let cols = Cols::try_from(10u32).expect("width");
     let rules = Rules::new(cols, &[Technique::MirrorTt]);
     let mut root = SevenGame::new(Position::empty(cols, Side::Maker), rules).expect("game");
     assert_eq!(root.simplify(), None);
-    let (_, mut a2) = root
+    let (_, mut child) = root
         .children()
         .into_iter()
-        .find(|(mv, _)| mv.name() == "a2")
-        .expect("a2 is a move");
-    assert_eq!(a2.simplify(), None);
+        .find(|(mv, _)| mv.name() == cell)
+        .expect("a move");
+    assert_eq!(child.simplify(), None);
+    child.key()
+}
+
+/// A problem keying its positions exactly (`--disable mirror-tt`) whose report proves one
+/// winning first move names its mirror image too: the two child positions have one value.
+#[test]
+fn a_winning_move_is_named_with_its_mirror_image() {
+    let a2 = exact_child_key_of_the_empty_10_wide_board("a2");
     let c =
         Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
-    let id = c
-        .submit(v1::SubmitRequest {
-            request_id: String::new(),
-            spec: Some(v1::ProblemSpec {
-                disabled_techniques: vec!["mirror-tt".into()],
-                ..empty_spec(10, true, 1_000)
-            }),
-        })
-        .expect("submit")
-        .problem_id;
+    let id = submit_spec(
+        &c,
+        v1::ProblemSpec {
+            disabled_techniques: vec!["mirror-tt".into()],
+            ..empty_spec(10, true, 1_000)
+        },
+    );
     let job = lease_from(&c, "w", 1, "").remove(0);
     // Maker wins the empty 10-wide board by a2 and by its mirror image j2 (`solver seven solve
     // --cols 10` names both): the report says so, naming a2's position alone.
@@ -1301,7 +1307,7 @@ fn a_winning_move_is_named_with_its_mirror_image() {
         maker_wins: Some(true),
         solved: vec![
             solved(job.position.clone()),
-            solved(solver_proto::convert::seven::pack_key(&a2.key())),
+            solved(solver_proto::convert::seven::pack_key(&a2)),
         ],
         ..Default::default()
     })
@@ -1317,23 +1323,11 @@ fn a_winning_move_is_named_with_its_mirror_image() {
 /// them) and of few (each fact looked up in the DAG).
 #[test]
 fn a_fact_reaches_a_dag_that_keys_its_mirror_image() {
-    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side, Technique};
-    use solver_core::pns::Game;
-    let cols = Cols::try_from(10u32).expect("width");
-    // The children of the empty 10-wide board after Maker's winning moves a2 and j2 (mirror
-    // images), simplified as a worker makes them, keyed exactly: one of them is not
+    // The children after Maker's winning moves a2 and j2 (mirror images): one of them is not
     // mirror-canonical.
-    let exact_rules = Rules::new(cols, &[Technique::MirrorTt]);
-    let mut root = SevenGame::new(Position::empty(cols, Side::Maker), exact_rules).expect("game");
-    assert_eq!(root.simplify(), None);
-    let mirrored = root
-        .children()
+    let mirrored = ["a2", "j2"]
+        .map(exact_child_key_of_the_empty_10_wide_board)
         .into_iter()
-        .filter(|(mv, _)| ["a2", "j2"].contains(&mv.name().as_str()))
-        .map(|(_, mut g)| {
-            assert_eq!(g.simplify(), None);
-            g.key()
-        })
         .find(|k| k.canonical() != *k)
         .expect("one of two mirror images is not canonical");
     let exact_spec = v1::ProblemSpec {
@@ -1344,19 +1338,11 @@ fn a_fact_reaches_a_dag_that_keys_its_mirror_image() {
         let c = Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default())
             .expect("open");
         let ctx = JobContext::new(64, 1);
-        let submit = |spec: v1::ProblemSpec| {
-            c.submit(v1::SubmitRequest {
-                request_id: String::new(),
-                spec: Some(spec),
-            })
-            .expect("submit")
-            .problem_id
-        };
-        let reporter = submit(exact_spec.clone());
+        let reporter = submit_spec(&c, exact_spec.clone());
         let reporters_job = lease_from(&c, "w", 1, "").remove(0);
         assert_eq!(reporters_job.problem_id, reporter);
         // The canonical problem's root expanded by one job (1,000 nodes do not solve it).
-        let watched = submit(empty_spec(10, true, 1_000));
+        let watched = submit_to(&c, 10, 1_000);
         let job = lease_from(&c, "w", 1, "").remove(0);
         assert_eq!(job.problem_id, watched);
         let mut r = run_job(&job, &ctx, Arc::default()).expect("runs");
@@ -1537,12 +1523,7 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
 /// Submits the empty board 8 wide, Breaker to move (an AND root, which one solved child does
 /// not decide when Maker wins it), with 2,000-node jobs, straight to `c`; returns its id.
 fn submit_breaker_first(c: &Coordinator) -> String {
-    c.submit(v1::SubmitRequest {
-        request_id: String::new(),
-        spec: Some(empty_spec(8, false, 2_000)),
-    })
-    .expect("submit")
-    .problem_id
+    submit_spec(c, empty_spec(8, false, 2_000))
 }
 
 /// Whether Maker wins the position of `job`, by a search to its end.

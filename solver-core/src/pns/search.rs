@@ -1655,6 +1655,7 @@ impl<G: Game> Search<G> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::AtomicU64;
 
     /// Toy game: a pile of `n` stones, take 1 or 2, who takes the last stone wins. The OR player
     /// wins iff it is to move with n % 3 != 0.
@@ -1801,6 +1802,57 @@ mod tests {
                     s.run(&Limits::default()),
                     Outcome::Solved(want),
                     "n={n} {or_to_move}"
+                );
+            }
+        }
+    }
+
+    /// Nim's value for the side to move: OR wins where `n` is not a multiple of 3.
+    fn nim_value((n, or_to_move): (u32, bool)) -> Value {
+        if (n % 3 != 0) == or_to_move {
+            Value::Proven
+        } else {
+            Value::Disproven
+        }
+    }
+
+    /// Values known from outside the search ([`Search::with_known`]) solve nodes without
+    /// search: with every position but the root known, only the root is expanded; with the
+    /// small ones known, fewer nodes are created; the value is right either way, also in a
+    /// shared search.
+    #[test]
+    fn known_values_solve_nodes_without_search() {
+        let root = Nim {
+            n: 30,
+            or_to_move: true,
+        };
+        let all_but_root: Known<(u32, bool)> = Box::new(|&k| (k.0 != 30).then(|| nim_value(k)));
+        let mut s = Search::with_known(root.clone(), all_but_root);
+        s.record_solved(Some(usize::MAX));
+        assert_eq!(s.run(&Limits::default()), Outcome::Solved(Value::Disproven));
+        assert_eq!(s.stats().nodes_expanded, 1, "the root alone");
+        assert_eq!(s.stats().nodes_created, 3);
+        let logged = s.take_solved();
+        for key in [(29, false), (28, false), (30, true)] {
+            assert!(logged.contains(&(key, nim_value(key))), "{key:?} logged");
+        }
+        for n in 20..40 {
+            for or_to_move in [true, false] {
+                let root = Nim { n, or_to_move };
+                let small: Known<(u32, bool)> = Box::new(|&k| (k.0 <= 12).then(|| nim_value(k)));
+                let mut known = Search::with_known(root.clone(), small);
+                let mut plain = Search::new(root.clone());
+                let want = Outcome::Solved(nim_value((n, or_to_move)));
+                assert_eq!(known.run(&Limits::default()), want, "n={n} {or_to_move}");
+                assert_eq!(plain.run(&Limits::default()), want);
+                assert!(known.stats().nodes_created < plain.stats().nodes_created);
+                let small: Known<(u32, bool)> = Box::new(|&k| (k.0 <= 12).then(|| nim_value(k)));
+                let shared = super::super::Shared::new(Search::with_known(root.clone(), small), 2);
+                let ran = shared.run_helped(1, root, &Limits::default(), &AtomicU64::new(0));
+                assert_eq!(
+                    ran.expect("no panic"),
+                    Ok(want),
+                    "shared, n={n} {or_to_move}"
                 );
             }
         }

@@ -23,9 +23,14 @@ pub const MIN_THRESHOLD_NODES: u64 = 1_000;
 /// byte (hashbrown's layout).
 const CACHE_SLOT_BYTES: usize = std::mem::size_of::<(Key, Value)>() + 1;
 
-/// Positions [`SolvedCache::extend`] adds under one hold of the lock: about 0.7 ms where each
-/// lands on a page of the table not yet touched (46,574 took 32 ms in a fresh table).
+/// Positions [`SolvedCache::extend`] adds under one hold of the lock: about 0.7 ms in a fresh
+/// generation's table, whose pages the insertions fault in (46,574 positions took 32 ms in one of
+/// the worker's default `--table-mb`, 1,024 MiB).
 const CACHE_WRITE_CHUNK: usize = 1_024;
+
+/// Jobs' solved positions waiting for the thread that adds them to the cache
+/// ([`JobContext::remember`]); past them a job's thread adds its own.
+const CACHE_WRITES_QUEUED: usize = 2;
 
 /// Solved positions this worker learned, shared by its jobs and bounded in memory: two
 /// generations; when the young one is full the old one is dropped (the young one ages).
@@ -67,10 +72,13 @@ impl SolvedCache {
     }
 
     /// Remembers solved positions, [`CACHE_WRITE_CHUNK`] at a time under the lock, so that a
-    /// search looking a position up waits for one chunk at most.
+    /// search looking positions up (under its own lock, holding up the job's other threads)
+    /// waits for about one chunk's time at a time rather than for all of them; an old
+    /// generation is freed after the lock is released.
     pub fn extend(&self, facts: impl IntoIterator<Item = (Key, Value)>) {
         let mut facts = facts.into_iter().peekable();
         while facts.peek().is_some() {
+            let mut old = Vec::new();
             let mut g = self
                 .generations
                 .write()
@@ -78,13 +86,16 @@ impl SolvedCache {
             for (k, v) in facts.by_ref().take(CACHE_WRITE_CHUNK) {
                 if g[0].len() >= self.capacity {
                     // The old generation goes before the young one's table is made.
-                    g[1] = std::mem::take(&mut g[0]);
+                    let young = std::mem::take(&mut g[0]);
+                    old.push(std::mem::replace(&mut g[1], young));
                 }
                 if g[0].capacity() == 0 {
                     g[0] = self.young();
                 }
                 g[0].insert(k, v);
             }
+            drop(g);
+            drop(old);
         }
     }
 
@@ -118,6 +129,20 @@ pub struct JobContext {
     slots: usize,
     /// Notified when a job starts, for the slots waiting to [`help`].
     pub(crate) started: tokio::sync::Notify,
+    /// Jobs' solved positions to the thread that adds them to the cache, and that thread
+    /// (`None` if it could not be started): see [`JobContext::remember`].
+    cache_writes: Option<std::sync::mpsc::SyncSender<Vec<(Key, Value)>>>,
+    cache_writer: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for JobContext {
+    /// Lets the cache's thread add what it was given, and waits for it.
+    fn drop(&mut self) {
+        self.cache_writes = None;
+        if let Some(writer) = self.cache_writer.take() {
+            let _ = writer.join();
+        }
+    }
 }
 
 impl JobContext {
@@ -125,14 +150,48 @@ impl JobContext {
     /// solved cache, the rest for the retained search DAG.
     pub fn new(table_mib: usize, slots: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
+        let cache = Arc::new(SolvedCache::new(table_mib / 4));
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Key, Value)>>(CACHE_WRITES_QUEUED);
+        let writer = {
+            let cache = Arc::clone(&cache);
+            std::thread::Builder::new()
+                .name("solved-cache".into())
+                .spawn(move || rx.into_iter().for_each(|facts| cache.extend(facts)))
+                .ok()
+        };
         Self {
-            cache: Arc::new(SolvedCache::new(table_mib / 4)),
+            cache,
             retained: Mutex::new(None),
             running: Mutex::new(Vec::new()),
             search_bytes: bytes - bytes / 4,
             slots,
             started: tokio::sync::Notify::new(),
+            cache_writes: writer.is_some().then_some(tx),
+            cache_writer: writer,
         }
+    }
+
+    /// Adds a job's solved positions to the cache, on the cache's own thread once the job's
+    /// report is built, so that the report does not wait: a generation's table is made whole
+    /// ([`SolvedCache::young`]), and the first positions put in it fault in its pages (at
+    /// n = 12, with the worker's default `--table-mb`, the job's 46,574 positions took 32 ms,
+    /// 4% of a two-slot job's 0.72 s). With [`CACHE_WRITES_QUEUED`] jobs' positions already
+    /// waiting, or without that thread, the caller adds them itself. They reach the cache in
+    /// the order of the jobs; a later job may start before they are all in, and a search then
+    /// made anew (a job with other rules) may find fewer of them.
+    fn remember(&self, facts: Vec<(Key, Value)>) {
+        use std::sync::mpsc::TrySendError;
+        if facts.is_empty() {
+            return;
+        }
+        let unsent = match &self.cache_writes {
+            Some(tx) => match tx.try_send(facts) {
+                Ok(()) => return,
+                Err(TrySendError::Full(facts) | TrySendError::Disconnected(facts)) => facts,
+            },
+            None => facts,
+        };
+        self.cache.extend(unsent);
     }
 
     /// Most solved positions the search records between two reports: an eighth of the
@@ -385,7 +444,6 @@ pub fn run_job(
         (search.child_reports(&root), search.take_solved())
     };
     let mut facts = fewest_stones(&found, MAX_REPORTED_FACTS);
-    remember(&ctx.cache, found);
     match outcome {
         Outcome::Solved(v) => {
             report.maker_wins = Some(v == Value::Proven);
@@ -415,6 +473,7 @@ pub fn run_job(
         .collect();
     report.nodes = nodes;
     report.elapsed_ms = start.elapsed().as_millis() as u64;
+    ctx.remember(found);
     Ok(report)
 }
 
@@ -436,21 +495,6 @@ fn fewest_stones(facts: &[(Key, Value)], n: usize) -> Vec<(Key, Value)> {
     }
     order.sort_unstable();
     order.into_iter().map(|(_, i)| facts[i]).collect()
-}
-
-/// Adds a job's solved positions to the worker's cache on a thread of its own, so that the
-/// report does not wait for it: a generation's table is made whole ([`SolvedCache::young`]),
-/// and the first positions put in it fault in its pages (at n = 12 with the default
-/// `--table-mb`, 46,574 positions took 32 ms, 5% of a two-slot job's time). A cache is a
-/// shortcut, not a record: positions a failed thread start drops are only searched again.
-fn remember(cache: &Arc<SolvedCache>, facts: Vec<(Key, Value)>) {
-    if facts.is_empty() {
-        return;
-    }
-    let cache = Arc::clone(cache);
-    let _ = std::thread::Builder::new()
-        .name("solved-cache".into())
-        .spawn(move || cache.extend(facts));
 }
 
 /// A solved position as a report carries it.
@@ -797,7 +841,8 @@ mod tests {
         assert_eq!(c.len(), 2);
     }
 
-    /// Positions added over several holds of the lock ([`CACHE_WRITE_CHUNK`]) are all kept.
+    /// Positions added over several holds of the lock ([`CACHE_WRITE_CHUNK`]) are all kept,
+    /// and with generations smaller than a chunk the latest two are.
     #[test]
     fn a_cache_write_of_several_chunks_keeps_every_position() {
         let c = SolvedCache::new(1);
@@ -820,6 +865,18 @@ mod tests {
         for (key, value) in (0..n).map(fact) {
             assert_eq!(c.get(&key), Some(value));
         }
+        let small = SolvedCache {
+            generations: RwLock::default(),
+            capacity: 100,
+        };
+        small.extend((0..n).map(fact));
+        // The young generation holds the last (n - 1) % 100 + 1, the old one the 100 before.
+        let kept = (n - 1) % 100 + 1 + 100;
+        assert_eq!(small.len(), kept);
+        for (i, (key, value)) in (0..n).map(fact).enumerate() {
+            let want = (i >= n - kept).then_some(value);
+            assert_eq!(small.get(&key), want, "position {i}");
+        }
     }
 
     /// The report's solved positions are the first of a stable sort by stones, however many
@@ -827,10 +884,12 @@ mod tests {
     #[test]
     fn a_report_carries_the_solved_positions_with_the_fewest_stones() {
         let cols = Cols::try_from(12u32).expect("w");
-        // Stones 0 to 5 in a scrambled order, many of each, in both colours and values.
+        // Maker's stones (0 to 5) cycling with `i` and one of Breaker's on 8 cells: every count
+        // many times over, in no sorted order (some positions come twice; the choice must not
+        // mind).
         let facts: Vec<(Key, Value)> = (0u32..300)
             .map(|i| {
-                let stones = (i * 7) % 6;
+                let stones = i % 6;
                 let cells = (1u128 << stones) - 1;
                 let (maker, breaker) = (cells << (i % 20), 1u128 << (40 + i % 8));
                 let value = if i % 3 == 0 {
@@ -848,12 +907,12 @@ mod tests {
         sorted.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
         for n in [0, 1, 37, 50, 299, 300, 301, 2_000] {
             let want = &sorted[..n.min(sorted.len())];
-            assert!(fewest_stones(&facts, n) == want, "n = {n}");
+            assert_eq!(fewest_stones(&facts, n), want, "n = {n}");
         }
-        assert!(fewest_stones(&[], 5).is_empty());
+        assert_eq!(fewest_stones(&[], 5), []);
     }
 
-    /// A job's solved positions reach the worker's cache (on a thread of their own, after
+    /// A job's solved positions reach the worker's cache (on the cache's own thread, after
     /// the report is built), where the next jobs' searches look them up.
     #[test]
     fn a_jobs_solved_positions_reach_the_cache() {

@@ -1817,9 +1817,9 @@ mod tests {
     }
 
     /// Values known from outside the search ([`Search::with_known`]) solve nodes without
-    /// search: with every position but the root known, only the root is expanded; with the
-    /// small ones known, fewer nodes are created; the value is right either way, also in a
-    /// shared search.
+    /// search: with every position but the root known, only the root is expanded; with those
+    /// 6 stones or more below the root known, fewer than half the nodes are created; the value
+    /// is right either way, also in a shared search.
     #[test]
     fn known_values_solve_nodes_without_search() {
         let root = Nim {
@@ -1839,21 +1839,25 @@ mod tests {
         for n in 20..40 {
             for or_to_move in [true, false] {
                 let root = Nim { n, or_to_move };
-                let small: Known<(u32, bool)> = Box::new(|&k| (k.0 <= 12).then(|| nim_value(k)));
+                let small: Known<(u32, bool)> =
+                    Box::new(move |&k| (k.0 + 6 <= n).then(|| nim_value(k)));
                 let mut known = Search::with_known(root.clone(), small);
                 let mut plain = Search::new(root.clone());
                 let want = Outcome::Solved(nim_value((n, or_to_move)));
                 assert_eq!(known.run(&Limits::default()), want, "n={n} {or_to_move}");
                 assert_eq!(plain.run(&Limits::default()), want);
-                assert!(known.stats().nodes_created < plain.stats().nodes_created);
-                let small: Known<(u32, bool)> = Box::new(|&k| (k.0 <= 12).then(|| nim_value(k)));
+                assert!(2 * known.stats().nodes_created < plain.stats().nodes_created);
+                let small: Known<(u32, bool)> =
+                    Box::new(move |&k| (k.0 + 6 <= n).then(|| nim_value(k)));
                 let shared = super::super::Shared::new(Search::with_known(root.clone(), small), 2);
-                let ran = shared.run_helped(1, root, &Limits::default(), &AtomicU64::new(0));
+                let nodes = AtomicU64::new(0);
+                let ran = shared.run_helped(1, root, &Limits::default(), &nodes);
                 assert_eq!(
                     ran.expect("no panic"),
                     Ok(want),
                     "shared, n={n} {or_to_move}"
                 );
+                assert!(2 * nodes.into_inner() < plain.stats().nodes_created);
             }
         }
     }

@@ -24,8 +24,8 @@ pub const MIN_THRESHOLD_NODES: u64 = 1_000;
 const CACHE_SLOT_BYTES: usize = std::mem::size_of::<(Key, Value)>() + 1;
 
 /// Positions [`SolvedCache::extend`] adds under one hold of the lock: about 0.7 ms in a fresh
-/// generation's table, whose pages the insertions fault in (46,574 positions took 32 ms in one of
-/// the worker's default `--table-mb`, 1,024 MiB).
+/// generation's table, whose pages the insertions fault in (46,574 positions took 32 ms in a
+/// table of 128 MiB, a generation's at the worker's default `--table-mb`, 1,024).
 const CACHE_WRITE_CHUNK: usize = 1_024;
 
 /// Jobs' solved positions waiting for the thread that adds them to the cache
@@ -71,28 +71,34 @@ impl SolvedCache {
         g[0].get(key).or_else(|| g[1].get(key)).copied()
     }
 
-    /// Remembers solved positions, [`CACHE_WRITE_CHUNK`] at a time under the lock, so that a
-    /// search looking positions up (under its own lock, holding up the job's other threads)
-    /// waits for about one chunk's time at a time rather than for all of them; an old
-    /// generation is freed after the lock is released.
+    /// Remembers solved positions, at most [`CACHE_WRITE_CHUNK`] under one hold of the lock,
+    /// so that a search looking positions up (under its own lock, holding up the job's other
+    /// threads) waits for about one chunk's time at a time rather than for all of them.
     pub fn extend(&self, facts: impl IntoIterator<Item = (Key, Value)>) {
         let mut facts = facts.into_iter().peekable();
         while facts.peek().is_some() {
-            let mut old = Vec::new();
+            let mut old = None;
             let mut g = self
                 .generations
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
-            for (k, v) in facts.by_ref().take(CACHE_WRITE_CHUNK) {
+            for _ in 0..CACHE_WRITE_CHUNK {
+                if facts.peek().is_none() {
+                    break;
+                }
                 if g[0].len() >= self.capacity {
-                    // The old generation goes before the young one's table is made.
+                    // The young generation ages; the old one is freed once the lock is
+                    // released, before the next hold makes the young one's table.
                     let young = std::mem::take(&mut g[0]);
-                    old.push(std::mem::replace(&mut g[1], young));
+                    old = Some(std::mem::replace(&mut g[1], young));
+                    break;
                 }
                 if g[0].capacity() == 0 {
                     g[0] = self.young();
                 }
-                g[0].insert(k, v);
+                if let Some((k, v)) = facts.next() {
+                    g[0].insert(k, v);
+                }
             }
             drop(g);
             drop(old);
@@ -129,20 +135,10 @@ pub struct JobContext {
     slots: usize,
     /// Notified when a job starts, for the slots waiting to [`help`].
     pub(crate) started: tokio::sync::Notify,
-    /// Jobs' solved positions to the thread that adds them to the cache, and that thread
-    /// (`None` if it could not be started): see [`JobContext::remember`].
+    /// Jobs' solved positions to the thread that adds them to the cache (`None` if it could
+    /// not be started): see [`JobContext::remember`]. The thread adds what it was given and
+    /// ends once the context is dropped.
     cache_writes: Option<std::sync::mpsc::SyncSender<Vec<(Key, Value)>>>,
-    cache_writer: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for JobContext {
-    /// Lets the cache's thread add what it was given, and waits for it.
-    fn drop(&mut self) {
-        self.cache_writes = None;
-        if let Some(writer) = self.cache_writer.take() {
-            let _ = writer.join();
-        }
-    }
 }
 
 impl JobContext {
@@ -157,7 +153,6 @@ impl JobContext {
             std::thread::Builder::new()
                 .name("solved-cache".into())
                 .spawn(move || rx.into_iter().for_each(|facts| cache.extend(facts)))
-                .ok()
         };
         Self {
             cache,
@@ -166,8 +161,7 @@ impl JobContext {
             search_bytes: bytes - bytes / 4,
             slots,
             started: tokio::sync::Notify::new(),
-            cache_writes: writer.is_some().then_some(tx),
-            cache_writer: writer,
+            cache_writes: writer.is_ok().then_some(tx),
         }
     }
 
@@ -175,10 +169,11 @@ impl JobContext {
     /// report is built, so that the report does not wait: a generation's table is made whole
     /// ([`SolvedCache::young`]), and the first positions put in it fault in its pages (at
     /// n = 12, with the worker's default `--table-mb`, the job's 46,574 positions took 32 ms,
-    /// 4% of a two-slot job's 0.72 s). With [`CACHE_WRITES_QUEUED`] jobs' positions already
-    /// waiting, or without that thread, the caller adds them itself. They reach the cache in
-    /// the order of the jobs; a later job may start before they are all in, and a search then
-    /// made anew (a job with other rules) may find fewer of them.
+    /// 4% of a two-slot solve's 0.72 s). With [`CACHE_WRITES_QUEUED`] jobs' positions already
+    /// waiting, or without that thread, the caller adds them itself, at once (ahead of those
+    /// waiting, which changes only which positions a later generation's turn drops). A later
+    /// job may start before they are all in, and a search then made anew (a job with other
+    /// rules) may find fewer of them.
     fn remember(&self, facts: Vec<(Key, Value)>) {
         use std::sync::mpsc::TrySendError;
         if facts.is_empty() {
@@ -877,6 +872,39 @@ mod tests {
             let want = (i >= n - kept).then_some(value);
             assert_eq!(small.get(&key), want, "position {i}");
         }
+    }
+
+    /// Every job's positions reach the cache: through the cache's thread, also past its queue
+    /// (more jobs than it holds, the caller adding its own), and from the caller itself
+    /// without that thread.
+    #[test]
+    fn remembered_positions_all_reach_the_cache() {
+        let cols = Cols::try_from(12u32).expect("w");
+        let batch = |b: u128| -> Vec<(Key, Value)> {
+            (0..3_000u128)
+                .map(|i| {
+                    let pos = Position::from_masks(cols, i, 1 << (40 + b), Side::Maker);
+                    (pos.expect("valid").key(), Value::Proven)
+                })
+                .collect()
+        };
+        let ctx = JobContext::new(64, 1);
+        let batches: Vec<_> = (0..6).map(batch).collect();
+        for b in &batches {
+            ctx.remember(b.clone());
+        }
+        let start = std::time::Instant::now();
+        for (key, value) in batches.iter().flatten() {
+            while ctx.cache.get(key).is_none() {
+                assert!(start.elapsed().as_secs() < 10, "{} cached", ctx.cache.len());
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            assert_eq!(ctx.cache.get(key), Some(*value));
+        }
+        let mut alone = JobContext::new(64, 1);
+        alone.cache_writes = None;
+        alone.remember(batch(7));
+        assert_eq!(alone.cache.len(), 3_000, "added by the caller, at once");
     }
 
     /// The report's solved positions are the first of a stable sort by stones, however many

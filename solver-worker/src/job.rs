@@ -25,7 +25,7 @@ const CACHE_SLOT_BYTES: usize = std::mem::size_of::<(Key, Value)>() + 1;
 
 /// Positions [`SolvedCache::extend`] adds under one hold of the lock: about 0.7 ms in a fresh
 /// generation's table, whose pages the insertions fault in (46,574 positions took 32 ms in a
-/// table of 128 MiB, a generation's at the worker's default `--table-mb`, 1,024).
+/// generation's table at the worker's default `--table-mb`, 1,024: 2^20 slots, about 65 MiB).
 const CACHE_WRITE_CHUNK: usize = 1_024;
 
 /// Jobs' solved positions waiting for the thread that adds them to the cache

@@ -373,8 +373,12 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 )
                 .await;
                 let wall = start.elapsed().as_secs_f64();
+                // Once the worker has stopped, its cache filled with the last job's positions
+                // (see `JobContext::remember`): that work would share the cores with the
+                // measurement.
+                let stopped = embedded.stop().await;
                 let after = round_trip_ns(k).await;
-                embedded.stop().await?;
+                stopped?;
                 let (_, p) = solved?;
                 let pr = p.progress.unwrap_or_default();
                 let run = Timed {

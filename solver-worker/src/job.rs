@@ -32,6 +32,14 @@ const CACHE_WRITE_CHUNK: usize = 1_024;
 /// ([`JobContext::remember`]); past them a job's thread adds its own.
 const CACHE_WRITES_QUEUED: usize = 2;
 
+/// What the cache's thread is given ([`JobContext::remember`], [`JobContext::flush`]).
+enum CacheWrite {
+    /// A job's solved positions, to add.
+    Facts(Vec<(Key, Value)>),
+    /// Answered once everything given before is added.
+    Flush(std::sync::mpsc::SyncSender<()>),
+}
+
 /// Solved positions this worker learned, shared by its jobs and bounded in memory: two
 /// generations; when the young one is full the old one is dropped (the young one ages).
 #[derive(Debug)]
@@ -138,7 +146,7 @@ pub struct JobContext {
     /// Jobs' solved positions to the thread that adds them to the cache (`None` if it could
     /// not be started): see [`JobContext::remember`]. The thread adds what it was given and
     /// ends once the context is dropped.
-    cache_writes: Option<std::sync::mpsc::SyncSender<Vec<(Key, Value)>>>,
+    cache_writes: Option<std::sync::mpsc::SyncSender<CacheWrite>>,
 }
 
 impl JobContext {
@@ -147,12 +155,21 @@ impl JobContext {
     pub fn new(table_mib: usize, slots: usize) -> Self {
         let bytes = table_mib.max(1) * 1024 * 1024;
         let cache = Arc::new(SolvedCache::new(table_mib / 4));
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<(Key, Value)>>(CACHE_WRITES_QUEUED);
+        let (tx, rx) = std::sync::mpsc::sync_channel(CACHE_WRITES_QUEUED);
         let writer = {
             let cache = Arc::clone(&cache);
             std::thread::Builder::new()
                 .name("solved-cache".into())
-                .spawn(move || rx.into_iter().for_each(|facts| cache.extend(facts)))
+                .spawn(move || {
+                    for write in rx {
+                        match write {
+                            CacheWrite::Facts(facts) => cache.extend(facts),
+                            CacheWrite::Flush(done) => {
+                                let _ = done.send(());
+                            }
+                        }
+                    }
+                })
         };
         Self {
             cache,
@@ -180,13 +197,28 @@ impl JobContext {
             return;
         }
         let unsent = match &self.cache_writes {
-            Some(tx) => match tx.try_send(facts) {
+            Some(tx) => match tx.try_send(CacheWrite::Facts(facts)) {
                 Ok(()) => return,
-                Err(TrySendError::Full(facts) | TrySendError::Disconnected(facts)) => facts,
+                Err(TrySendError::Full(write) | TrySendError::Disconnected(write)) => write,
             },
-            None => facts,
+            None => CacheWrite::Facts(facts),
         };
-        self.cache.extend(unsent);
+        if let CacheWrite::Facts(facts) = unsent {
+            self.cache.extend(facts);
+        }
+    }
+
+    /// Waits until the cache holds every position [`JobContext::remember`] was given so far
+    /// (for a worker that stops: what follows its end, such as the next row of `seven bench`,
+    /// then shares the machine with no leftover work). Blocks the calling thread.
+    pub fn flush(&self) {
+        let Some(tx) = &self.cache_writes else {
+            return;
+        };
+        let (done, added) = std::sync::mpsc::sync_channel(1);
+        if tx.send(CacheWrite::Flush(done)).is_ok() {
+            let _ = added.recv();
+        }
     }
 
     /// Most solved positions the search records between two reports: an eighth of the
@@ -874,9 +906,9 @@ mod tests {
         }
     }
 
-    /// Every job's positions reach the cache: through the cache's thread, also past its queue
-    /// (more jobs than it holds, the caller adding its own), and from the caller itself
-    /// without that thread.
+    /// Every job's positions reach the cache, all of them once [`JobContext::flush`] returns:
+    /// through the cache's thread, also past its queue (more jobs than it holds, the caller
+    /// adding its own), and from the caller itself without that thread.
     #[test]
     fn remembered_positions_all_reach_the_cache() {
         let cols = Cols::try_from(12u32).expect("w");
@@ -893,17 +925,14 @@ mod tests {
         for b in &batches {
             ctx.remember(b.clone());
         }
-        let start = std::time::Instant::now();
+        ctx.flush();
         for (key, value) in batches.iter().flatten() {
-            while ctx.cache.get(key).is_none() {
-                assert!(start.elapsed().as_secs() < 10, "{} cached", ctx.cache.len());
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
             assert_eq!(ctx.cache.get(key), Some(*value));
         }
         let mut alone = JobContext::new(64, 1);
         alone.cache_writes = None;
         alone.remember(batch(7));
+        alone.flush();
         assert_eq!(alone.cache.len(), 3_000, "added by the caller, at once");
     }
 
@@ -949,8 +978,8 @@ mod tests {
         let r = run_job(&job(&root, 10_000_000), &ctx, Arc::default()).expect("runs");
         assert_eq!(r.maker_wins, Some(true), "Maker wins (4, 9, 7^tr)");
         assert!(r.solved.len() > 100, "{} solved positions", r.solved.len());
+        ctx.flush();
         // The job's leaf comes first, from the job, not from its search's record.
-        let start = std::time::Instant::now();
         for s in &r.solved[1..] {
             let key = unpack(&s.position, "position").expect("packed").key();
             let want = if s.maker_wins {
@@ -958,10 +987,6 @@ mod tests {
             } else {
                 Value::Disproven
             };
-            while ctx.cache.get(&key).is_none() {
-                assert!(start.elapsed().as_secs() < 10, "{} cached", ctx.cache.len());
-                std::thread::sleep(std::time::Duration::from_millis(1));
-            }
             assert_eq!(ctx.cache.get(&key), Some(want));
         }
     }

@@ -408,6 +408,8 @@ pub async fn run(
             Err(e) => warn!(error = %e, "a job slot stopped unexpectedly"),
         }
     }
+    // The last jobs' solved positions go into the cache before the worker says it stopped.
+    let _ = tokio::task::spawn_blocking(move || ctx.flush()).await;
     info!(
         worker = %name,
         jobs = summary.jobs_done.load(Ordering::Relaxed),

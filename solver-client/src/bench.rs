@@ -373,9 +373,9 @@ pub async fn seven(args: SevenBenchArgs) -> anyhow::Result<()> {
                 )
                 .await;
                 let wall = start.elapsed().as_secs_f64();
-                // Once the worker has stopped, its cache filled with the last job's positions
-                // (see `JobContext::remember`): that work would share the cores with the
-                // measurement.
+                // Measured once the worker has stopped: until then its cache's thread may still
+                // be adding the last job's positions (`JobContext::remember`), work that would
+                // share the cores with the measurement.
                 let stopped = embedded.stop().await;
                 let after = round_trip_ns(k).await;
                 stopped?;
@@ -519,7 +519,7 @@ struct Timed {
     nodes: u64,
     rate: f64,
     /// For a run of more than one thread (slot) on more than one core: [`core_round_trip_ns`]
-    /// just before and just after it.
+    /// just before and just after it (for slots, after their worker has stopped).
     round_trip_ns: Option<(f64, f64)>,
 }
 

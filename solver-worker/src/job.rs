@@ -157,13 +157,18 @@ impl JobContext {
         let cache = Arc::new(SolvedCache::new(table_mib / 4));
         let (tx, rx) = std::sync::mpsc::sync_channel(CACHE_WRITES_QUEUED);
         let writer = {
-            let cache = Arc::clone(&cache);
+            // Weak, so that the context's drop, not this thread, frees the cache.
+            let cache = Arc::downgrade(&cache);
             std::thread::Builder::new()
                 .name("solved-cache".into())
                 .spawn(move || {
                     for write in rx {
                         match write {
-                            CacheWrite::Facts(facts) => cache.extend(facts),
+                            CacheWrite::Facts(facts) => {
+                                if let Some(cache) = cache.upgrade() {
+                                    cache.extend(facts);
+                                }
+                            }
                             CacheWrite::Flush(done) => {
                                 let _ = done.send(());
                             }
@@ -208,9 +213,10 @@ impl JobContext {
         }
     }
 
-    /// Waits until the cache holds every position [`JobContext::remember`] was given so far
-    /// (for a worker that stops: what follows its end, such as the next row of `seven bench`,
-    /// then shares the machine with no leftover work). Blocks the calling thread.
+    /// Waits until the cache's thread has added every position [`JobContext::remember`] was
+    /// given so far (for a worker that stops: what follows its end, such as the next row of
+    /// `seven bench`, then shares the machine with no leftover work). Blocks the calling
+    /// thread.
     pub fn flush(&self) {
         let Some(tx) = &self.cache_writes else {
             return;
@@ -906,9 +912,9 @@ mod tests {
         }
     }
 
-    /// Every job's positions reach the cache, all of them once [`JobContext::flush`] returns:
-    /// through the cache's thread, also past its queue (more jobs than it holds, the caller
-    /// adding its own), and from the caller itself without that thread.
+    /// Every job's positions reach the cache, all of them once [`JobContext::flush`] returns
+    /// (which waits for the cache's thread): through that thread, also past its queue (more
+    /// jobs than it holds, the caller adding its own), and from the caller itself without it.
     #[test]
     fn remembered_positions_all_reach_the_cache() {
         let cols = Cols::try_from(12u32).expect("w");
@@ -929,10 +935,26 @@ mod tests {
         for (key, value) in batches.iter().flatten() {
             assert_eq!(ctx.cache.get(key), Some(*value));
         }
+        // While the cache's thread cannot add (its lock held here), a flush waits.
+        let held = ctx.cache.generations.write().expect("unpoisoned");
+        ctx.remember(batch(6));
+        let flushed = AtomicBool::new(false);
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                ctx.flush();
+                flushed.store(true, Ordering::Relaxed);
+            });
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            assert!(
+                !flushed.load(Ordering::Relaxed),
+                "a flush waits for the cache"
+            );
+            drop(held);
+        });
+        assert_eq!(ctx.cache.len(), 7 * 3_000);
         let mut alone = JobContext::new(64, 1);
         alone.cache_writes = None;
         alone.remember(batch(7));
-        alone.flush();
         assert_eq!(alone.cache.len(), 3_000, "added by the caller, at once");
     }
 

@@ -351,7 +351,8 @@ where
 }
 
 /// Runs the worker until `graceful` (finish running jobs, lease nothing new) or `abort` (stop
-/// and hand jobs back) fires and every slot has stopped.
+/// and hand jobs back) fires and every slot has stopped, then waits for the solved-position
+/// cache's thread to add the last jobs' positions ([`JobContext::flush`]).
 ///
 /// # Errors
 /// [`Error::Connection`] for an unusable URL or TLS file; [`Error::Refused`] when the

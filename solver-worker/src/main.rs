@@ -3,9 +3,10 @@
 //!
 //! The first SIGINT or SIGTERM finishes the running jobs and leases nothing new; a second one
 //! hands the running jobs back to the coordinator and exits (once the searches have noticed,
-//! a lease call under way has been answered, at most 10 s, and its job handed back too, and
-//! after at most 5 s per call to hand jobs back); a third exits at once, with status 1, leaving
-//! the running jobs' leases to expire.
+//! a lease call under way has been answered, at most 10 s, and its job handed back too, after
+//! at most 5 s per call to hand jobs back, and once the cache's thread has added the last
+//! jobs' solved positions, tens of milliseconds at n = 12); a third exits at once, with status
+//! 1, leaving the running jobs' leases to expire.
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -118,6 +118,9 @@ proptest! {
         // A key mirrors as its position does.
         prop_assert_eq!(pos.key().mirror(), pos.mirror().key());
         prop_assert_eq!(pos.key().canonical(), pos.canonical_key());
+        // A key counts the position's stones, as its mirror's does.
+        prop_assert_eq!(pos.key().stones(), (pos.maker() | pos.breaker()).count_ones());
+        prop_assert_eq!(pos.key().mirror().stones(), pos.key().stones());
     }
 
     #[test]

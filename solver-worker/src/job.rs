@@ -517,7 +517,7 @@ fn fewest_stones(facts: &[(Key, Value)], n: usize) -> Vec<(Key, Value)> {
     let mut order: Vec<(u32, usize)> = facts
         .iter()
         .enumerate()
-        .map(|(i, (k, _))| ((k.maker | k.breaker).count_ones(), i))
+        .map(|(i, (k, _))| (k.stones(), i))
         .collect();
     if order.len() > n {
         // Every (stones, index) pair differs, so the first `n` are the least `n` exactly.
@@ -983,7 +983,7 @@ mod tests {
             })
             .collect();
         let mut sorted = facts.clone();
-        sorted.sort_by_key(|(k, _)| (k.maker | k.breaker).count_ones());
+        sorted.sort_by_key(|(k, _)| k.stones());
         for n in [0, 1, 37, 50, 299, 300, 301, 2_000] {
             let want = &sorted[..n.min(sorted.len())];
             assert_eq!(fewest_stones(&facts, n), want, "n = {n}");

@@ -160,10 +160,6 @@ fn maker_value(maker_wins: bool) -> Value {
     }
 }
 
-fn stones(k: &Key) -> u32 {
-    (k.maker | k.breaker).count_ones()
-}
-
 impl Coordinator {
     /// Leases up to `max_jobs` leaves, round-robin over the running problems (`Work.Lease`).
     ///
@@ -739,7 +735,7 @@ fn check_children(children: &[(Key, Number, Number)], leaf: &Key) -> Result<(), 
                 format!("is {} wide; the leaf is {} wide", k.cols, leaf.cols),
             ));
         }
-        if stones(k) <= stones(leaf) {
+        if k.stones() <= leaf.stones() {
             return Err(invalid(
                 format!("children[{i}].position"),
                 "has no more stones than the leaf: not a successor",

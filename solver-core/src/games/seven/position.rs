@@ -357,6 +357,11 @@ impl Key {
     pub fn canonical(&self) -> Key {
         (*self).min(self.mirror())
     }
+
+    /// The stones the key holds, Maker's and Breaker's (0..=4n).
+    pub fn stones(&self) -> u32 {
+        (self.maker | self.breaker).count_ones()
+    }
 }
 
 /// The l-line histogram of a position and the potentials derived from it.

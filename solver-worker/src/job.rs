@@ -90,21 +90,17 @@ impl SolvedCache {
                 .generations
                 .write()
                 .unwrap_or_else(PoisonError::into_inner);
-            for _ in 0..CACHE_WRITE_CHUNK {
-                if facts.peek().is_none() {
-                    break;
-                }
-                if g[0].len() >= self.capacity {
-                    // The young generation ages; the old one is freed once the lock is
-                    // released, before the next hold makes the young one's table.
-                    let young = std::mem::take(&mut g[0]);
-                    old = Some(std::mem::replace(&mut g[1], young));
-                    break;
-                }
+            if g[0].len() >= self.capacity {
+                // The young generation ages; the old one is freed once the lock is released,
+                // before the next hold makes the young one's table.
+                let young = std::mem::take(&mut g[0]);
+                old = Some(std::mem::replace(&mut g[1], young));
+            } else {
                 if g[0].capacity() == 0 {
                     g[0] = self.young();
                 }
-                if let Some((k, v)) = facts.next() {
+                let room = self.capacity - g[0].len();
+                for (k, v) in facts.by_ref().take(room.min(CACHE_WRITE_CHUNK)) {
                     g[0].insert(k, v);
                 }
             }

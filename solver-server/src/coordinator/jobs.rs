@@ -449,9 +449,8 @@ impl Coordinator {
     /// carry up to [`MAX_REPORT_SOLVED`] facts and many problems may run, and a DAG with fewer
     /// nodes than the report has facts (with their mirror images) is scanned against them
     /// instead of looked up once per fact. So the work per problem is the fewer of its DAG's
-    /// nodes and the facts (looking up
-    /// every fact in every DAG, 100,000 facts with 1,000 one-node problems running held the
-    /// lock for 25 s in a debug build).
+    /// nodes and the facts (looking up every fact in every DAG, 100,000 facts with 1,000
+    /// one-node problems running held the lock for 25 s in a debug build).
     fn apply_facts(
         &self,
         st: &mut State,

@@ -1,7 +1,7 @@
 //! Benchmarks that print figures (never timed tests): `solver seven bench` (the engine per
-//! board width, the paper's ablation table, and the distributed solve against the engine) and
-//! `solver bench-coordinator` (the coordinator alone). Every ratio is against a baseline
-//! measured in the same run.
+//! board width, the paper's ablation table, and the distributed solve against the engine),
+//! `solver bench-coordinator` (the coordinator alone) and `solver havannah bench` (win queries
+//! in-process and over gRPC). Every ratio is against a baseline measured in the same run.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,12 +14,11 @@ use solver_core::games::seven::{
 use solver_core::pns::{Limits, Outcome, Search, Shared, Value};
 use solver_proto::convert::seven::{pack, unpack};
 use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
-use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_client::HealthClient;
 
 use crate::cli::usage;
-use crate::problems::{Embedded, solve_on};
+use crate::problems::{Connection, Embedded, solve_on};
 
 /// Arguments of `solver seven bench`.
 #[derive(Debug, Args)]
@@ -105,6 +104,32 @@ pub struct CoordinatorBenchArgs {
     /// Synthetic workers (concurrent gRPC callers) over two connections.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub workers: u64,
+}
+
+/// Arguments of `solver havannah bench`.
+#[derive(Debug, Args)]
+pub struct HavannahBenchArgs {
+    /// Board sizes: cells per side, 2..=32 (a list).
+    #[arg(long, num_args = 1.., default_values_t = [4, 10],
+          value_parser = clap::value_parser!(u32).range(2..=32))]
+    pub layers: Vec<u32>,
+    /// Random positions per size: random games stopped at a random move, every third at the
+    /// move that wins (so that witnesses are built).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub positions: u64,
+    /// Seconds per phase (the health-check baseline, then per size in-process and over gRPC).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub secs: u64,
+    /// Concurrent gRPC callers, over two connections.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub callers: u64,
+    /// Seed of the random games (same seed, same positions).
+    #[arg(long, default_value_t = 7)]
+    pub seed: u64,
+    /// Query this server (e.g. `http://127.0.0.1:50051`) instead of one started in this
+    /// process on loopback.
+    #[command(flatten)]
+    pub remote: crate::problems::Remote,
 }
 
 /// Peak resident set size of this process since the last [`reset_peak_rss`], in bytes (Linux
@@ -760,9 +785,14 @@ fn synthetic_report(worker: &str, job: &v1::Job) -> anyhow::Result<v1::ReportReq
 
 /// Runs `op` on `workers` concurrent tasks over `channels` until `secs` have passed; returns
 /// the calls counted per second.
-async fn phase<F, Fut>(workers: u64, secs: u64, channels: &[Channel], op: F) -> anyhow::Result<f64>
+async fn phase<F, Fut>(
+    workers: u64,
+    secs: u64,
+    channels: &[Connection],
+    op: F,
+) -> anyhow::Result<f64>
 where
-    F: Fn(Channel, String, Arc<AtomicU64>, Instant) -> Fut + Clone + Send + 'static,
+    F: Fn(Connection, String, Arc<AtomicU64>, Instant) -> Fut + Clone + Send + 'static,
     Fut: Future<Output = anyhow::Result<()>> + Send + 'static,
 {
     let count = Arc::new(AtomicU64::new(0));
@@ -784,6 +814,20 @@ where
     Ok(count.load(Ordering::Relaxed) as f64 / start.elapsed().as_secs_f64())
 }
 
+/// gRPC health checks per second from `callers` concurrent callers over `channels` for `secs`
+/// seconds: the transport's own rate, the baseline of the benchmarks over gRPC.
+async fn health_checks(callers: u64, secs: u64, channels: &[Connection]) -> anyhow::Result<f64> {
+    phase(callers, secs, channels, |ch, _, count, end| async move {
+        let mut h = HealthClient::new(ch);
+        while Instant::now() < end {
+            h.check(HealthCheckRequest::default()).await?;
+            count.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    })
+    .await
+}
+
 /// Runs `solver bench-coordinator`: a real coordinator (RocksDB in a temporary directory) on
 /// loopback, fed by synthetic workers whose jobs take no time: each leases a leaf of an
 /// undecidable-in-the-run (4, 32, 7^tr) board and reports three children at once, over and
@@ -791,22 +835,10 @@ where
 /// connections (the transport alone), measured first in the same run.
 pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
     let (secs, workers) = (args.secs, args.workers);
-    let dir = tempfile::tempdir()?;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-    let addr = listener.local_addr()?;
-    let config = solver_server::config::Config::new(addr, dir.path().join("data"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(solver_server::server::run(config, listener, async {
-        let _ = stopped.await;
-    }));
+    let server = LoopbackServer::start().await?;
     let mut channels = Vec::new();
     for _ in 0..2 {
-        channels.push(
-            Endpoint::from_shared(format!("http://{addr}"))?
-                .tcp_nodelay(true)
-                .connect()
-                .await?,
-        );
+        channels.push(crate::problems::channel(&server.url(), &Default::default()).await?);
     }
     let id = SolverClient::new(channels[0].clone())
         .submit(v1::SubmitRequest {
@@ -817,15 +849,7 @@ pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
         .into_inner()
         .problem_id;
 
-    let health = phase(workers, secs, &channels, |ch, _, count, end| async move {
-        let mut h = HealthClient::new(ch);
-        while Instant::now() < end {
-            h.check(HealthCheckRequest::default()).await?;
-            count.fetch_add(1, Ordering::Relaxed);
-        }
-        Ok(())
-    })
-    .await?;
+    let health = health_checks(workers, secs, &channels).await?;
     let jobs = phase(
         workers,
         secs,
@@ -868,11 +892,150 @@ pub async fn coordinator(args: CoordinatorBenchArgs) -> anyhow::Result<()> {
         p.dag_nodes,
         p.jobs_done
     );
-    let _ = stop.send(());
-    server
-        .await
-        .map_err(|e| anyhow::anyhow!("the coordinator task failed: {e}"))?
-        .map_err(|e| anyhow::anyhow!("coordinator: {e}"))
+    server.stop().await
+}
+
+/// A `solver-server` in this process on 127.0.0.1 (a free port), with its RocksDB data in a
+/// temporary directory that goes with it: for the benchmarks over gRPC.
+struct LoopbackServer {
+    addr: std::net::SocketAddr,
+    stop: tokio::sync::oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<Result<(), solver_server::server::RunError>>,
+    _dir: tempfile::TempDir,
+}
+
+impl LoopbackServer {
+    async fn start() -> anyhow::Result<Self> {
+        let dir = tempfile::tempdir()?;
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        let addr = listener.local_addr()?;
+        let config = solver_server::config::Config::new(addr, dir.path().join("data"));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(solver_server::server::run(config, listener, async {
+            let _ = stopped.await;
+        }));
+        Ok(Self {
+            addr,
+            stop,
+            task,
+            _dir: dir,
+        })
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops the server and waits until it has.
+    async fn stop(self) -> anyhow::Result<()> {
+        let _ = self.stop.send(());
+        self.task
+            .await
+            .map_err(|e| anyhow::anyhow!("the server task failed: {e}"))?
+            .map_err(|e| anyhow::anyhow!("server: {e}"))
+    }
+}
+
+/// Runs `solver havannah bench`: for each board size, `Rules.CheckHavannahWin` queries per
+/// second answered in this process on one thread (the request decoded, the position analysed,
+/// the answer encoded: the server's work without the transport) and over gRPC by a server on
+/// loopback (started in this process, or `--server`) with `--callers` concurrent callers, each
+/// against the rate of gRPC health checks over the same connections, measured first in the same
+/// run. Every gRPC answer is checked against the in-process one.
+pub async fn havannah(args: HavannahBenchArgs) -> anyhow::Result<()> {
+    use solver_proto::v1::CheckHavannahWinResponse;
+
+    let (secs, callers) = (args.secs, args.callers);
+    let (server, url) = match &args.remote.server {
+        Some(url) => (None, url.clone()),
+        None => {
+            let server = LoopbackServer::start().await?;
+            let url = server.url();
+            (Some(server), url)
+        }
+    };
+    let mut channels = Vec::new();
+    for _ in 0..2 {
+        channels.push(crate::problems::channel(&url, &args.remote.access).await?);
+    }
+    let where_ = if server.is_some() {
+        "a server in this process"
+    } else {
+        "--server"
+    };
+    outln!(
+        "havannah bench: {} random positions per size (seed {}), {secs} s per phase, \
+         {callers} gRPC callers over 2 connections to {where_} ({url})",
+        args.positions,
+        args.seed
+    );
+    let health = health_checks(callers, secs, &channels).await?;
+    outln!("  baseline: gRPC health checks/s {health:>10.0}");
+    outln!(
+        "  L   positions   wins   in-process queries/s   gRPC queries/s   vs health   vs in-process"
+    );
+    for &l in &args.layers {
+        let queries = crate::havannah::random_queries(l, args.positions, args.seed)?;
+        let wins = queries.iter().filter(|(_, a)| a.win).count();
+        let queries = Arc::new(queries);
+        let local = {
+            let queries = Arc::clone(&queries);
+            tokio::task::spawn_blocking(move || -> anyhow::Result<f64> {
+                let start = Instant::now();
+                let end = start + Duration::from_secs(secs);
+                let mut answered = 0u64;
+                while Instant::now() < end {
+                    for (req, expected) in queries.iter() {
+                        let query =
+                            solver_proto::convert::havannah::Query::try_from(req).map_err(usage)?;
+                        let answer = query.answer().map_err(usage)?;
+                        anyhow::ensure!(
+                            CheckHavannahWinResponse::from(&answer) == *expected,
+                            "an in-process answer changed between two calls"
+                        );
+                    }
+                    answered += queries.len() as u64;
+                }
+                Ok(answered as f64 / start.elapsed().as_secs_f64())
+            })
+            .await??
+        };
+        // The callers take the positions in turn.
+        let next = Arc::new(AtomicU64::new(0));
+        let asked = Arc::clone(&queries);
+        let remote = phase(callers, secs, &channels, move |ch, _, count, end| {
+            let (queries, next) = (Arc::clone(&asked), Arc::clone(&next));
+            async move {
+                let mut rules = solver_proto::v1::rules_client::RulesClient::new(ch);
+                while Instant::now() < end {
+                    let i = (next.fetch_add(1, Ordering::Relaxed) % queries.len() as u64) as usize;
+                    let (req, expected) = &queries[i];
+                    let answer = rules
+                        .check_havannah_win(req.clone())
+                        .await
+                        .map_err(crate::cli::server_error)?
+                        .into_inner();
+                    anyhow::ensure!(
+                        answer == *expected,
+                        "the server's answer to position {i} differs from this process's"
+                    );
+                    count.fetch_add(1, Ordering::Relaxed);
+                }
+                Ok(())
+            }
+        })
+        .await?;
+        outln!(
+            "{l:>3}   {:>9}   {wins:>4}   {local:>20.0}   {remote:>14.0}   {:>8.2}x   {:>12.4}x",
+            queries.len(),
+            remote / health,
+            remote / local
+        );
+    }
+    match server {
+        Some(server) => server.stop().await,
+        None => Ok(()),
+    }
 }
 
 #[cfg(test)]

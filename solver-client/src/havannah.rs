@@ -26,6 +26,10 @@ pub enum Command {
     /// Plays uniformly random games from the empty board and prints how often each win type
     /// ends them (one label per game, priority fork > bridge > ring as Castro counts).
     Playout(PlayoutArgs),
+    /// Win queries per second on random positions: in this process, and over gRPC
+    /// (`Rules.CheckHavannahWin`) on a server on loopback (started here, or `--server`),
+    /// against gRPC health checks over the same connections.
+    Bench(crate::bench::HavannahBenchArgs),
 }
 
 /// Arguments of `solver havannah check`.
@@ -67,6 +71,7 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
     match cmd {
         Command::Check(args) => check(args).await,
         Command::Playout(args) => playout(&args),
+        Command::Bench(args) => crate::bench::havannah(args).await,
     }
 }
 
@@ -367,4 +372,44 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
         plies as f64 / n
     );
     Ok(())
+}
+
+/// `n` queries on random positions of `layers` cells per side, each with its answer computed
+/// in this process: game k is a uniformly random game (`seed`) stopped after its winning move
+/// when k is a multiple of 3, else after move 1 + (7,919 k mod its length).
+pub(crate) fn random_queries(
+    layers: u32,
+    n: u64,
+    seed: u64,
+) -> anyhow::Result<Vec<(CheckHavannahWinRequest, CheckHavannahWinResponse)>> {
+    let layers = Layers::new(layers).map_err(usage)?;
+    let empty = Board::empty(layers);
+    let mut cells: Vec<_> = Geometry::new(layers).cells().collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    (0..n as usize)
+        .map(|k| {
+            cells.shuffle(&mut rng);
+            let end = play_game(&empty, cells.iter().copied(), Player::One)?.ply;
+            let ply = if k % 3 == 0 { end } else { 1 + k * 7919 % end };
+            let mut board = empty.clone();
+            let mut mover = Player::Two;
+            for &c in &cells[..ply] {
+                mover = mover.opponent();
+                board.place(c, mover)?;
+            }
+            let req = CheckHavannahWinRequest {
+                layers: layers.get() as u32,
+                board: board.to_rows().concat(),
+                r#move: Some(solver_proto::convert::havannah::cell_to_wire(
+                    cells[ply - 1],
+                )),
+                player: u32::from(mover.number()),
+            };
+            let answer = Query::try_from(&req)
+                .map_err(usage)?
+                .answer()
+                .map_err(usage)?;
+            Ok((req, CheckHavannahWinResponse::from(&answer)))
+        })
+        .collect()
 }

@@ -139,14 +139,14 @@ pub struct ListArgs {
     pub json: bool,
 }
 
-type Client = SolverClient<InterceptedService<Channel, BearerToken>>;
+type Client = SolverClient<Connection>;
+
+/// A connection to a server that sends `--token` (if any) with every call ([`channel`]).
+pub type Connection = InterceptedService<Channel, BearerToken>;
 
 /// A channel to `url` with `access`'s TLS and token, connected at once (so a wrong address is
 /// one clear error).
-pub async fn channel(
-    url: &str,
-    access: &Access,
-) -> anyhow::Result<InterceptedService<Channel, BearerToken>> {
+pub async fn channel(url: &str, access: &Access) -> anyhow::Result<Connection> {
     crate::cli::note_server_url(url);
     let endpoint =
         solver_proto::auth::endpoint(url, access.tls_ca.as_deref(), access.tls_domain.as_deref())
@@ -162,7 +162,7 @@ pub async fn channel(
 }
 
 /// A client of a server's `Rules` service ([`Remote::rules`]).
-pub type Rules = RulesClient<InterceptedService<Channel, BearerToken>>;
+pub type Rules = RulesClient<Connection>;
 
 /// Connects to the coordinator (see [`channel`]).
 pub async fn connect(server: &ServerArgs) -> anyhow::Result<Client> {

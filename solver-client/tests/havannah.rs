@@ -163,6 +163,9 @@ fn bad_input_exits_2() {
             vec!["havannah", "playout", "--layers", "4", "--games", "0"],
             "--games",
         ),
+        (vec!["havannah", "bench", "--layers", "33"], "--layers"),
+        (vec!["havannah", "bench", "--callers", "0"], "--callers"),
+        (vec!["havannah", "bench", "--positions", "0"], "--positions"),
         (
             vec![
                 "havannah",
@@ -197,6 +200,67 @@ fn unreachable_server_is_a_readable_failure() {
     ]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+    let out = solver(&[
+        "havannah",
+        "bench",
+        "--secs",
+        "1",
+        "--server",
+        "http://127.0.0.1:1",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+}
+
+/// The bench starts a server on loopback, checks every answer it gets over gRPC against the
+/// in-process one (a difference stops it with an error), and prints the baseline and a row per
+/// board size: its positions, the wins among them (at least every third), and the rates.
+#[test]
+fn bench_prints_a_row_per_size_from_a_server_on_loopback() {
+    let out = solver(&[
+        "havannah",
+        "bench",
+        "--layers",
+        "3",
+        "5",
+        "--positions",
+        "30",
+        "--secs",
+        "1",
+        "--callers",
+        "2",
+    ]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let health: f64 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("baseline: gRPC health checks/s"))
+        .and_then(|x| x.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no baseline in {text}"));
+    assert!(health > 0.0, "{text}");
+    for layers in ["3", "5"] {
+        let row: Vec<&str> = text
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|w| w.first() == Some(&layers))
+            .unwrap_or_else(|| panic!("no row for L = {layers} in {text}"));
+        assert_eq!(row.len(), 7, "{text}");
+        assert_eq!(row[1], "30", "{text}");
+        let number = |i: usize| -> f64 {
+            row[i]
+                .trim_end_matches('x')
+                .parse()
+                .unwrap_or_else(|_| panic!("column {i} of {row:?}"))
+        };
+        assert!(number(2) >= 10.0, "every third position wins: {text}");
+        for i in 3..7 {
+            assert!(number(i) > 0.0, "column {i}: {text}");
+        }
+    }
 }
 
 #[test]

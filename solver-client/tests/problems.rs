@@ -533,3 +533,26 @@ fn win_queries_through_a_server_answer_as_in_process() {
     );
     assert!(String::from_utf8_lossy(&o.stderr).contains("board"));
 }
+
+/// `solver bench-coordinator` runs synthetic workers against a coordinator on loopback and
+/// prints the health-check baseline, leases+reports per second and the DAG the reports built.
+#[test]
+fn bench_coordinator_prints_its_rates() {
+    let out = solver(&["bench-coordinator", "--secs", "1", "--workers", "2"]);
+    let text = stdout(&out);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let number_after = |label: &str| -> f64 {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(label))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|x| x.parse().ok())
+            .unwrap_or_else(|| panic!("no {label:?} in {text}"))
+    };
+    assert!(number_after("baseline: health checks/s") > 0.0, "{text}");
+    assert!(number_after("leases+reports/s") > 0.0, "{text}");
+    assert!(number_after("DAG after the run:") > 1.0, "{text}");
+}

@@ -21,7 +21,9 @@ pub type NodeId = u32;
 /// The root's id.
 pub const ROOT: NodeId = 0;
 
-/// Most nodes [`Dag::select_for`] walks looking for a searcher's own leaf.
+/// Most nodes [`Dag::select_for`] walks looking for a searcher's own leaf: a bound for
+/// searchers that share a bit of [`Node::owners`] (more than 64 searchers); with their own bit
+/// the walk goes straight down to the leaf.
 const OWN_LEAF_SCAN: usize = 100_000;
 
 /// One DAG node.
@@ -51,6 +53,17 @@ pub struct Node {
     /// its subtree is in that searcher's table. 0 for none (the root, nodes restored after a
     /// restart).
     pub owner: Searcher,
+    /// The searchers with an open own leaf ([`Node::open_own`]) that the walk of
+    /// [`Dag::select_for`] reaches from here (through unsolved, not busy nodes), as the bits
+    /// [`owner_bit`]: the walk enters only the children that have its searcher's bit. Kept by
+    /// back-propagation with the numbers.
+    owners: u64,
+}
+
+/// The bit of searcher `s` in [`Node::owners`]: bit `s` mod 64; none for searcher 0 (nobody).
+/// Searchers 64 apart share a bit, and the walk may then enter a subtree in vain.
+fn owner_bit(s: Searcher) -> u64 {
+    if s == 0 { 0 } else { 1 << (s % 64) }
 }
 
 /// A search table of a worker, named by its (worker, `LeaseRequest.slot`) pair, as the
@@ -72,6 +85,7 @@ impl Node {
             tries: 0,
             queued: false,
             owner: 0,
+            owners: 0,
         }
     }
 
@@ -113,11 +127,6 @@ pub struct Dag {
     index: FxHashMap<Key, NodeId>,
     /// Nodes with a value, kept so progress needs no scan.
     solved: u64,
-    /// Per searcher, its open own leaves ([`Node::open_own`]), so that [`Dag::select_for`]
-    /// skips the walk for one (up to [`OWN_LEAF_SCAN`] nodes: 8.6 ms on a 150,000-node DAG in
-    /// a release build, where a selection takes 2 µs) when the searcher has none. Searchers
-    /// without any are not kept.
-    open_own: FxHashMap<Searcher, u32>,
 }
 
 /// A node's stored state, as [`Dag::restore`] takes it back.
@@ -142,7 +151,6 @@ impl Dag {
             nodes: Vec::new(),
             index: FxHashMap::default(),
             solved: 0,
-            open_own: FxHashMap::default(),
         };
         dag.add(root, pn, dn);
         dag
@@ -155,12 +163,11 @@ impl Dag {
     /// # Errors
     /// A message when the root is missing or a child key has no stored node.
     pub fn restore(root: Key, stored: Vec<StoredNode>) -> Result<Self, String> {
-        // Restored nodes have no owner: nothing to count in `open_own`.
+        // Restored nodes have no owner: no bits in `Node::owners`.
         let mut dag = Dag {
             nodes: Vec::with_capacity(stored.len()),
             index: FxHashMap::default(),
             solved: 0,
-            open_own: FxHashMap::default(),
         };
         let root_pos = stored
             .iter()
@@ -198,7 +205,7 @@ impl Dag {
                 }
                 if children_done {
                     done[id as usize] = true;
-                    let (pn, dn, _) = dag.recompute(id);
+                    let (pn, dn, ..) = dag.recompute(id);
                     dag.set_numbers(id, pn, dn);
                 } else {
                     stack.push((id, true));
@@ -236,26 +243,6 @@ impl Dag {
         (n.pn, n.dn) = (pn, dn);
         if !was && n.value().is_some() {
             self.solved += 1;
-        }
-    }
-
-    /// Counts `id` in `open_own` if it became open (`was` false) or uncounts it if it stopped
-    /// being open.
-    fn recount(&mut self, id: NodeId, was: bool) {
-        let n = self.node(id);
-        let (now, owner) = (n.open_own(), n.owner);
-        if was == now {
-            return;
-        }
-        let count = self.open_own.entry(owner).or_default();
-        if now {
-            *count += 1;
-        } else {
-            debug_assert!(*count > 0, "an open own leaf was counted");
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                self.open_own.remove(&owner);
-            }
         }
     }
 
@@ -391,15 +378,16 @@ impl Dag {
     /// The leaf to lease to `searcher`: the most-proving leaf ([`Dag::select`]) unless another
     /// searcher's report created it, that searcher is `present`, and `searcher` has leaves of
     /// its own; then the first of its own leaves in most-proving order (a depth-first walk
-    /// that tries better children first, over at most `OWN_LEAF_SCAN` nodes). Another
+    /// that tries better children first, entering only the subtrees that hold one of its
+    /// leaves ([`Node::owners`]), over at most `OWN_LEAF_SCAN` nodes). Another
     /// searcher's leaf would be searched again from scratch, its subtree being in that
     /// searcher's table; but the leaves of a searcher that is gone (a worker killed or
     /// stopped) are anyone's, or the search would go round them for good. With the leaf come its
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
     /// step's "other" child is the best one, so such a job stops once it is past the best
     /// leaf by the 1 + ε margin, often soon after its minimum share). Searcher 0 (nobody: the
-    /// coordinator ran out of searcher numbers) has no leaves of its own (`open_own` never
-    /// counts owner 0) and gets the best.
+    /// coordinator ran out of searcher numbers) has no leaves of its own (no bit in
+    /// [`Node::owners`]) and gets the best.
     pub fn select_for(
         &self,
         searcher: Searcher,
@@ -409,7 +397,7 @@ impl Dag {
         let owner = self.node(best.0).owner;
         if owner == 0
             || owner == searcher
-            || !self.open_own.contains_key(&searcher)
+            || self.root().owners & owner_bit(searcher) == 0
             || !present(owner)
         {
             return Some(best);
@@ -419,6 +407,7 @@ impl Dag {
 
     /// The first leaf created by `searcher` in most-proving order, with its thresholds.
     fn own_leaf(&self, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
+        let bit = owner_bit(searcher);
         let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = vec![(ROOT, (INFINITY, INFINITY))];
         while let Some((id, t)) = stack.pop() {
@@ -442,6 +431,9 @@ impl Dag {
             let rank = |i: usize| open.get(i).map_or(INFINITY, |&c| self.ranking(id, c).0);
             // Worst first on the stack, so the best is walked first.
             for (i, &c) in open.iter().enumerate().rev() {
+                if self.node(c).owners & bit == 0 {
+                    continue;
+                }
                 let other = if i == 0 { rank(1) } else { rank(0) };
                 stack.push((c, self.child_thresholds(id, t, c, other)));
             }
@@ -451,9 +443,7 @@ impl Dag {
 
     /// Marks leaf `id` leased or released, and updates the busy marks above it.
     pub fn set_leased(&mut self, id: NodeId, leased: bool) {
-        let was = self.node(id).open_own();
         self.nodes[id as usize].leased = leased;
-        self.recount(id, was);
         self.propagate(id);
     }
 
@@ -478,7 +468,6 @@ impl Dag {
         if n.expanded || n.value().is_some() || children.is_empty() {
             return Vec::new();
         }
-        let was = n.open_own();
         let mut created = Vec::new();
         for &(key, pn, dn) in children {
             let c = match self.get(&key) {
@@ -486,7 +475,7 @@ impl Dag {
                 None => {
                     let c = self.add(key, pn, dn);
                     self.nodes[c as usize].owner = owner;
-                    self.recount(c, false);
+                    self.nodes[c as usize].owners = self.recompute(c).3;
                     created.push(c);
                     c
                 }
@@ -496,7 +485,6 @@ impl Dag {
             }
         }
         self.nodes[id as usize].expanded = true;
-        self.recount(id, was);
         self.propagate(id);
         created
     }
@@ -507,23 +495,22 @@ impl Dag {
         if self.node(id).value().is_some() {
             return false;
         }
-        let was = self.node(id).open_own();
         let (pn, dn) = solved_numbers(value);
         self.set_numbers(id, pn, dn);
-        self.recount(id, was);
         self.propagate(id);
         true
     }
 
-    /// The (pn, dn, busy) of `id` from its children (its own numbers when it is a leaf or
-    /// solved: a value is a fact and never recomputed).
-    fn recompute(&self, id: NodeId) -> (Number, Number, bool) {
+    /// The (pn, dn, busy, owners) of `id` from its children (its own numbers when it is a
+    /// leaf or solved: a value is a fact and never recomputed; see [`Node::owners`]).
+    fn recompute(&self, id: NodeId) -> (Number, Number, bool, u64) {
         let n = self.node(id);
         if n.value().is_some() {
-            return (n.pn, n.dn, false);
+            return (n.pn, n.dn, false, 0);
         }
         if !n.expanded {
-            return (n.pn, n.dn, n.leased);
+            let owners = if n.open_own() { owner_bit(n.owner) } else { 0 };
+            return (n.pn, n.dn, n.leased, owners);
         }
         let (pn, dn) = pns::combine(
             n.node_type(),
@@ -538,23 +525,34 @@ impl Dag {
                 let c = self.node(c);
                 c.value().is_some() || c.busy
             });
-        (pn, dn, busy)
+        let owners = if pn == 0 || dn == 0 {
+            0
+        } else {
+            n.children
+                .iter()
+                .map(|&c| self.node(c))
+                .filter(|c| c.value().is_none() && !c.busy)
+                .fold(0, |bits, c| bits | c.owners)
+        };
+        (pn, dn, busy, owners)
     }
 
-    /// Recomputes `from` and, breadth-first, every ancestor whose (pn, dn, busy) changes.
+    /// Recomputes `from` and, breadth-first, every ancestor whose (pn, dn, busy, owners)
+    /// changes.
     fn propagate(&mut self, from: NodeId) {
         let mut queue = std::collections::VecDeque::from([from]);
         let mut first = true;
         while let Some(id) = queue.pop_front() {
             self.nodes[id as usize].queued = false;
-            let (pn, dn, busy) = self.recompute(id);
+            let (pn, dn, busy, owners) = self.recompute(id);
             let n = self.node(id);
-            if !first && (pn, dn, busy) == (n.pn, n.dn, n.busy) {
+            if !first && (pn, dn, busy, owners) == (n.pn, n.dn, n.busy, n.owners) {
                 continue;
             }
             first = false;
             self.set_numbers(id, pn, dn);
             self.nodes[id as usize].busy = busy;
+            self.nodes[id as usize].owners = owners;
             for i in 0..self.nodes[id as usize].parents.len() {
                 let p = self.nodes[id as usize].parents[i];
                 if !self.nodes[p as usize].queued {
@@ -571,13 +569,30 @@ mod tests {
     use super::*;
     use solver_core::games::seven::{Cols, Position};
 
-    /// `open_own` as a scan of every node counts it.
-    fn assert_open_own_counted(dag: &Dag) {
-        let mut counts: FxHashMap<Searcher, u32> = FxHashMap::default();
-        for n in dag.nodes.iter().filter(|n| n.open_own()) {
-            *counts.entry(n.owner).or_default() += 1;
+    /// Every node's `owners` is the bits of the open own leaves a walk from it reaches
+    /// through unsolved, not busy nodes, found by such a walk from each node.
+    fn assert_owners_kept(dag: &Dag) {
+        for (id, n) in dag.iter() {
+            let mut bits = 0;
+            let mut seen = rustc_hash::FxHashSet::default();
+            let mut stack = vec![id];
+            while let Some(x) = stack.pop() {
+                let m = dag.node(x);
+                if !seen.insert(x) || m.value().is_some() || m.busy {
+                    continue;
+                }
+                if m.open_own() {
+                    bits |= owner_bit(m.owner);
+                }
+                stack.extend(&m.children);
+            }
+            assert_eq!(n.owners, bits, "node {id}");
         }
-        assert_eq!(dag.open_own, counts);
+    }
+
+    /// Whether `searcher` has an open own leaf that [`Dag::select_for`] can reach.
+    fn has_own_leaf(dag: &Dag, searcher: Searcher) -> bool {
+        dag.root().owners & owner_bit(searcher) != 0
     }
 
     /// Distinct keys: Maker to move for even `i`, Breaker for odd; `i` Breaker stones.
@@ -696,34 +711,163 @@ mod tests {
             Some(bid),
             "searcher 1 is gone: its leaf is the best, and nobody else has it"
         );
-        assert_open_own_counted(&dag);
-        assert_eq!(dag.open_own.get(&2), Some(&1));
+        assert_owners_kept(&dag);
+        assert!(has_own_leaf(&dag, 2));
         dag.set_leased(cid, true);
-        assert_open_own_counted(&dag);
+        assert_owners_kept(&dag);
         assert!(
-            !dag.open_own.contains_key(&2),
+            !has_own_leaf(&dag, 2),
             "searcher 2 has no open leaf: no walk"
         );
         assert_eq!(leaf_for(&dag, 2), Some(bid), "its own leaf is busy");
         dag.set_leased(cid, false);
-        assert_eq!(dag.open_own.get(&2), Some(&1));
+        assert!(has_own_leaf(&dag, 2));
         // Solving and expanding end a leaf's openness; a new node of another searcher counts
         // for that one.
         dag.solve(bid, Value::Disproven);
-        assert_open_own_counted(&dag);
-        assert!(!dag.open_own.contains_key(&1));
+        assert_owners_kept(&dag);
+        assert!(!has_own_leaf(&dag, 1));
         let d = key(4, Side::Breaker);
         dag.expand(cid, &[(d, 1, 1)], 3);
-        assert_open_own_counted(&dag);
-        assert_eq!(
-            (dag.open_own.get(&2), dag.open_own.get(&3)),
-            (None, Some(&1))
-        );
+        assert_owners_kept(&dag);
+        assert!(!has_own_leaf(&dag, 2) && has_own_leaf(&dag, 3));
         assert_eq!(
             leaf_for(&dag, 2),
             dag.select(),
             "nothing of its own: the best"
         );
+    }
+
+    /// [`Dag::own_leaf`] as it was before [`Node::owners`]: the same walk into every open
+    /// child, over the whole DAG.
+    fn own_leaf_by_full_walk(dag: &Dag, searcher: Searcher) -> Option<(NodeId, (Number, Number))> {
+        let mut seen = rustc_hash::FxHashSet::default();
+        let mut stack = vec![(ROOT, (INFINITY, INFINITY))];
+        while let Some((id, t)) = stack.pop() {
+            let n = dag.node(id);
+            if !seen.insert(id) || n.value().is_some() || n.busy {
+                continue;
+            }
+            if !n.expanded {
+                if n.owner == searcher && searcher != 0 {
+                    return Some((id, t));
+                }
+                continue;
+            }
+            let open = dag.open_children(id);
+            let rank = |i: usize| open.get(i).map_or(INFINITY, |&c| dag.ranking(id, c).0);
+            for (i, &c) in open.iter().enumerate().rev() {
+                let other = if i == 0 { rank(1) } else { rank(0) };
+                stack.push((c, dag.child_thresholds(id, t, c, other)));
+            }
+        }
+        None
+    }
+
+    /// One change to a random DAG ([`random_dags_keep_owners_and_lease_as_a_full_walk`]).
+    #[derive(Debug, Clone)]
+    enum Change {
+        /// Expand the `leaf`-th leaf with children of these key offsets and numbers, reported
+        /// by `owner`.
+        Expand {
+            leaf: usize,
+            children: Vec<(u32, Number, Number)>,
+            owner: Searcher,
+        },
+        /// Lease (or release, if leased) the `leaf`-th leaf.
+        Lease { leaf: usize },
+        /// Solve the `leaf`-th leaf.
+        Solve { leaf: usize, proven: bool },
+    }
+
+    fn change() -> impl proptest::strategy::Strategy<Value = Change> {
+        use proptest::prelude::*;
+        prop_oneof![
+            3 => (
+                any::<usize>(),
+                proptest::collection::vec((1u32..6, 1..20u64, 1..20u64), 1..4),
+                0u16..5,
+            )
+                .prop_map(|(leaf, children, owner)| Change::Expand { leaf, children, owner }),
+            2 => any::<usize>().prop_map(|leaf| Change::Lease { leaf }),
+            1 => (any::<usize>(), any::<bool>()).prop_map(|(leaf, proven)| Change::Solve { leaf, proven }),
+        ]
+    }
+
+    proptest::proptest! {
+        /// After every change to a DAG with transpositions (a child's key some stones on from
+        /// its parent's, so that positions meet again), several searchers and searcher 0,
+        /// every node's `owners` is what a walk finds, and each searcher is leased the leaf the
+        /// walk into every open child would lease it (the same thresholds too), whoever is
+        /// present.
+        #[test]
+        fn random_dags_keep_owners_and_lease_as_a_full_walk(
+            changes in proptest::collection::vec(change(), 1..60),
+        ) {
+            let side = |i: u32| if i.is_multiple_of(2) { Side::Maker } else { Side::Breaker };
+            let mut dag = Dag::new(key(0, side(0)), 1, 1);
+            let mut stones: FxHashMap<NodeId, u32> = FxHashMap::default();
+            stones.insert(ROOT, 0);
+            for change in changes {
+                let leaves: Vec<NodeId> = dag
+                    .iter()
+                    .filter(|(_, n)| !n.expanded && n.value().is_none())
+                    .map(|(id, _)| id)
+                    .collect();
+                if leaves.is_empty() {
+                    break;
+                }
+                match change {
+                    Change::Expand { leaf, children, owner } => {
+                        let id = leaves[leaf % leaves.len()];
+                        if dag.node(id).leased {
+                            continue;
+                        }
+                        let at = stones[&id];
+                        let children: Vec<(u32, Number, Number)> = children
+                            .iter()
+                            .map(|&(more, pn, dn)| (at + more, pn, dn))
+                            .collect();
+                        let keyed: Vec<(Key, Number, Number)> = children
+                            .iter()
+                            .map(|&(i, pn, dn)| (key(i, side(i)), pn, dn))
+                            .collect();
+                        dag.expand(id, &keyed, owner);
+                        for (&(i, ..), &(k, ..)) in children.iter().zip(&keyed) {
+                            stones.insert(dag.get(&k).expect("linked"), i);
+                        }
+                    }
+                    Change::Lease { leaf } => {
+                        let id = leaves[leaf % leaves.len()];
+                        let leased = dag.node(id).leased;
+                        dag.set_leased(id, !leased);
+                    }
+                    Change::Solve { leaf, proven } => {
+                        let id = leaves[leaf % leaves.len()];
+                        let value = if proven { Value::Proven } else { Value::Disproven };
+                        dag.solve(id, value);
+                    }
+                }
+                assert_owners_kept(&dag);
+                for searcher in 0..5 {
+                    for gone in [None, Some(1), Some(2)] {
+                        let present = |s: Searcher| Some(s) != gone;
+                        let full = match dag.select_with_thresholds() {
+                            None => None,
+                            Some(best) => {
+                                let owner = dag.node(best.0).owner;
+                                if owner == 0 || owner == searcher || !present(owner) {
+                                    Some(best)
+                                } else {
+                                    own_leaf_by_full_walk(&dag, searcher).or(Some(best))
+                                }
+                            }
+                        };
+                        proptest::prop_assert_eq!(dag.select_for(searcher, present), full);
+                    }
+                }
+            }
+        }
     }
 
     /// Nodes of nobody (searcher 0, or restored) are in no searcher's table: nobody is leased
@@ -743,7 +887,7 @@ mod tests {
         assert_eq!(dag.select(), Some(zid));
         assert_eq!(leaf_for(&dag, 0), Some(zid), "not y, nobody's open leaf");
         assert_eq!(leaf_for(&dag, 2), Some(zid));
-        assert_open_own_counted(&dag);
+        assert_owners_kept(&dag);
     }
 
     #[test]

@@ -2,7 +2,10 @@
 
 mod common;
 
-use common::{solver, stdout};
+use std::collections::BTreeSet;
+
+use common::{records, solver, stdout, testdata};
+use serde_json::Value;
 
 #[test]
 fn seed_harness_potential_is_reproduced() {
@@ -21,12 +24,146 @@ fn seed_harness_potential_is_reproduced() {
     }
 }
 
+/// The command's JSON object for `args`, which must succeed.
+fn json(args: &[&str]) -> Value {
+    let o = solver(args);
+    assert!(
+        o.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    serde_json::from_str(&stdout(&o)).expect("one JSON object")
+}
+
+/// `seven edges --json` and `seven potential --json` on every record of the test data's
+/// edges.jsonl (n = 4..16): the same edges (as sets of cells), their count, the l-line
+/// histogram of the empty board (an edge of k cells is a k-line there), pot and phi.
 #[test]
-fn edges_json_has_the_paper_count() {
-    let o = solver(&["seven", "edges", "--cols", "8", "--json"]);
-    assert!(o.status.success());
-    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("JSON");
-    assert_eq!(v["num_edges"], 32);
+fn edges_and_potential_commands_match_the_test_data() {
+    let cells_of = |v: &Value| -> BTreeSet<BTreeSet<String>> {
+        v.as_array()
+            .expect("edges")
+            .iter()
+            .map(|e| {
+                e.as_array()
+                    .expect("cells")
+                    .iter()
+                    .map(|c| c.as_str().expect("cell").to_string())
+                    .collect()
+            })
+            .collect()
+    };
+    let file = testdata("seven-in-a-row", "edges.jsonl");
+    for rec in records(&file) {
+        let n = rec["n"].to_string();
+        let edges = json(&["seven", "edges", "--cols", &n, "--json"]);
+        assert_eq!(edges["num_edges"], rec["num_edges"], "n = {n}");
+        assert_eq!(
+            cells_of(&edges["edges"]),
+            cells_of(&rec["edges"]),
+            "n = {n}"
+        );
+        let p = json(&["seven", "potential", "--cols", &n, "--json"]);
+        assert_eq!(p["lines"], rec["edge_size_histogram"], "n = {n}");
+        assert_eq!(p["pot"], rec["pot_empty"], "n = {n}");
+        assert_eq!(p["phi"], rec["phi_empty"], "n = {n}");
+    }
+}
+
+/// `seven potential --board ... --json` on every position of the test data's positions.jsonl:
+/// its l-line histogram, pot and phi.
+#[test]
+fn potential_command_matches_every_position() {
+    let file = testdata("seven-in-a-row", "positions.jsonl");
+    for rec in records(&file) {
+        let board: Vec<&str> = rec["board"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| r.as_str().expect("row"))
+            .collect();
+        let p = json(&[
+            "seven",
+            "potential",
+            "--cols",
+            &rec["n"].to_string(),
+            "--board",
+            &board.join("/"),
+            "--to-move",
+            rec["to_move"].as_str().expect("to_move"),
+            "--json",
+        ]);
+        assert_eq!(p["lines"], rec["lines"], "{}", rec["id"]);
+        assert_eq!(p["pot"], rec["pot"], "{}", rec["id"]);
+        assert_eq!(p["phi"], rec["phi"], "{}", rec["id"]);
+    }
+}
+
+/// `seven simulate --json`: Maker and Breaker alternate from Maker on distinct cells, each
+/// line's pot is what `seven potential` gives for the position after that move, the game
+/// stops at Maker's win or at --max-moves, and the same seed plays the same game.
+#[test]
+fn simulate_plays_a_seeded_game_whose_pots_potential_confirms() {
+    let cols = 9;
+    for seed in ["1", "2", "3"] {
+        let args = [
+            "seven",
+            "simulate",
+            "--cols",
+            "9",
+            "--seed",
+            seed,
+            "--max-moves",
+            "30",
+            "--json",
+        ];
+        let out = solver(&args);
+        assert!(out.status.success());
+        let text = stdout(&out);
+        assert_eq!(stdout(&solver(&args)), text, "same seed, same game");
+        let moves: Vec<Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("a JSON line"))
+            .collect();
+        assert!(!moves.is_empty() && moves.len() <= 30, "{text}");
+        let mut rows = vec![vec![b'.'; cols]; 4];
+        for (i, m) in moves.iter().enumerate() {
+            assert_eq!(m["move"], i + 1, "{text}");
+            let maker = i % 2 == 0;
+            assert_eq!(m["player"], if maker { "maker" } else { "breaker" });
+            let cell = m["cell"].as_str().expect("cell").as_bytes();
+            let (col, row) = (usize::from(cell[0] - b'a'), usize::from(cell[1] - b'1'));
+            assert_eq!(rows[row][col], b'.', "cell {} played twice", m["cell"]);
+            rows[row][col] = if maker { b'M' } else { b'B' };
+            let board: Vec<&str> = rows
+                .iter()
+                .map(|r| std::str::from_utf8(r).expect("ascii"))
+                .collect();
+            let next = if maker { "breaker" } else { "maker" };
+            let p = json(&[
+                "seven",
+                "potential",
+                "--cols",
+                "9",
+                "--board",
+                &board.join("/"),
+                "--to-move",
+                next,
+                "--json",
+            ]);
+            assert_eq!(m["pot"], p["pot"], "after move {}", i + 1);
+            assert_eq!(m["maker_won"], p["maker_won"], "after move {}", i + 1);
+            assert_eq!(
+                m["breaker_certificate"],
+                p["breaker_certificate"],
+                "after move {}",
+                i + 1
+            );
+            if m["maker_won"] == true {
+                assert_eq!(i + 1, moves.len(), "the game stops at Maker's win");
+            }
+        }
+    }
 }
 
 #[test]

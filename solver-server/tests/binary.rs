@@ -79,6 +79,88 @@ fn binary_rejects_a_bad_address() {
     );
 }
 
+/// `--metrics-addr` serves the Prometheus text format on `/metrics`: after a submit and a
+/// lease, the problem and job series the README lists carry them.
+#[test]
+fn binary_serves_metrics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // A port free a moment ago (the exporter does not say which port 0 gave it).
+    let metrics_addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port");
+    let mut server = Proc::server(
+        &[
+            "--addr",
+            "127.0.0.1:0",
+            "--metrics-addr",
+            &metrics_addr.to_string(),
+        ],
+        &dir.path().join("data"),
+    );
+    let addr = server.listening_addr();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    rt.block_on(async {
+        use solver_proto::v1::{self, solver_client::SolverClient, work_client::WorkClient};
+        let ch = common::channel(addr).await;
+        SolverClient::new(ch.clone())
+            .submit(v1::SubmitRequest {
+                request_id: String::new(),
+                spec: Some(v1::ProblemSpec {
+                    position: Some(v1::SevenPosition {
+                        cols: 12,
+                        rows: vec![".".repeat(12); 4],
+                        to_move: v1::Side::Maker as i32,
+                    }),
+                    ..Default::default()
+                }),
+            })
+            .await
+            .expect("submit");
+        let jobs = common::lease(&mut WorkClient::new(ch), "w", 1).await;
+        assert_eq!(jobs.len(), 1);
+    });
+    drop(rt);
+    let text = scrape(metrics_addr);
+    let value = |series: &str| -> f64 {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(series))
+            .and_then(|l| l.split_whitespace().last())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no {series} in {text}"))
+    };
+    assert_eq!(value("solver_problems_submitted_total"), 1.0, "{text}");
+    assert_eq!(value("solver_jobs_leased_total"), 1.0, "{text}");
+    assert_eq!(value("solver_jobs_in_flight"), 1.0, "{text}");
+    server.signal("TERM");
+    assert!(server.wait_exit(Duration::from_secs(30)).success());
+}
+
+/// The body of `GET /metrics` on `addr` (HTTP/1.0, so the exporter closes the connection
+/// after it).
+fn scrape(addr: SocketAddr) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the metrics port");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .expect("timeout");
+    stream
+        .write_all(b"GET /metrics HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        .expect("request");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).expect("response");
+    assert!(
+        response.starts_with("HTTP/1.") && response.contains(" 200 "),
+        "{response}"
+    );
+    response
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_string())
+        .unwrap_or_default()
+}
+
 /// A `--metrics-addr` that cannot listen (its port taken) stops the start with one line naming
 /// the flag, instead of a server without the metrics it was asked for.
 #[test]

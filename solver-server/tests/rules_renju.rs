@@ -1,7 +1,10 @@
 //! `Rules.CheckRenju` and `Rules.RenjuForbiddenMap` called through the service trait: answers
 //! on known positions, and every malformed input answered with INVALID_ARGUMENT naming the
-//! field.
+//! field; and both over gRPC on loopback.
 
+mod common;
+
+use solver_proto::v1::rules_client::RulesClient;
 use solver_proto::v1::rules_server::Rules;
 use solver_proto::v1::{
     CheckRenjuRequest, RenjuColor, RenjuForbiddenMapRequest, RenjuKind, RenjuPoint,
@@ -240,4 +243,58 @@ async fn malformed_inputs_are_invalid_argument_naming_the_field() {
         assert_eq!(s.code(), Code::InvalidArgument);
         assert!(s.message().starts_with("board"), "{s:?}");
     }
+}
+
+/// Both RPCs of a whole server (its RocksDB in a temporary directory) over gRPC on 127.0.0.1:
+/// an answer, and malformed requests answered `INVALID_ARGUMENT` naming the field, as through
+/// the service trait.
+#[tokio::test]
+async fn over_loopback_grpc() {
+    let server = common::start().await;
+    let mut client = RulesClient::new(common::channel(server.addr).await);
+    let r = client
+        .check_renju(req(double_three(), RenjuColor::Black, named("H8")))
+        .await
+        .expect("answer")
+        .into_inner();
+    assert!(r.forbidden);
+    assert_eq!(r.kind, RenjuKind::DoubleThree as i32);
+    let mut short = double_three();
+    short.pop();
+    let malformed = [
+        (req(short, RenjuColor::Black, at(0, 0)), "board"),
+        (
+            req(double_three(), RenjuColor::Black, at(15, 0)),
+            "move.row",
+        ),
+        (
+            req(double_three(), RenjuColor::Unspecified, at(0, 0)),
+            "color",
+        ),
+    ];
+    for (request, field) in malformed {
+        let err = client.check_renju(request).await.expect_err(field);
+        assert_invalid(&err, field);
+    }
+    let err = client
+        .renju_forbidden_map(RenjuForbiddenMapRequest {
+            board: board(&[(0, "OOOOOO")]),
+        })
+        .await
+        .expect_err("a board with a five");
+    assert_invalid(&err, "board");
+    let map = client
+        .renju_forbidden_map(RenjuForbiddenMapRequest {
+            board: double_three(),
+        })
+        .await
+        .expect("a map")
+        .into_inner();
+    assert!(
+        map.black_forbidden
+            .iter()
+            .any(|f| f.point.as_ref().is_some_and(|p| p.name == "H8")
+                && f.kind == RenjuKind::DoubleThree as i32),
+        "{map:?}"
+    );
 }

@@ -127,6 +127,12 @@ pub struct Dag {
     index: FxHashMap<Key, NodeId>,
     /// Nodes with a value, kept so progress needs no scan.
     solved: u64,
+    /// Per searcher, its open own leaves ([`Node::open_own`]), so that [`Dag::select_for`]
+    /// skips the walk for one when the searcher has none. Exact where [`Node::owners`] is
+    /// not: a searcher restarted under a new number 64 past an old one's shares its bit, and
+    /// the old one's leaves, whose worker is gone, would send the walk into their subtrees
+    /// for nothing. Searchers without any are not kept.
+    open_own: FxHashMap<Searcher, u32>,
 }
 
 /// A node's stored state, as [`Dag::restore`] takes it back.
@@ -151,6 +157,7 @@ impl Dag {
             nodes: Vec::new(),
             index: FxHashMap::default(),
             solved: 0,
+            open_own: FxHashMap::default(),
         };
         dag.add(root, pn, dn);
         dag
@@ -163,11 +170,13 @@ impl Dag {
     /// # Errors
     /// A message when the root is missing or a child key has no stored node.
     pub fn restore(root: Key, stored: Vec<StoredNode>) -> Result<Self, String> {
-        // Restored nodes have no owner: no bits in `Node::owners`.
+        // Restored nodes have no owner: nothing to count in `open_own`, no bits in
+        // `Node::owners`.
         let mut dag = Dag {
             nodes: Vec::with_capacity(stored.len()),
             index: FxHashMap::default(),
             solved: 0,
+            open_own: FxHashMap::default(),
         };
         let root_pos = stored
             .iter()
@@ -243,6 +252,26 @@ impl Dag {
         (n.pn, n.dn) = (pn, dn);
         if !was && n.value().is_some() {
             self.solved += 1;
+        }
+    }
+
+    /// Counts `id` in `open_own` if it became open (`was` false) or uncounts it if it stopped
+    /// being open.
+    fn recount(&mut self, id: NodeId, was: bool) {
+        let n = self.node(id);
+        let (now, owner) = (n.open_own(), n.owner);
+        if was == now {
+            return;
+        }
+        let count = self.open_own.entry(owner).or_default();
+        if now {
+            *count += 1;
+        } else {
+            debug_assert!(*count > 0, "an open own leaf was counted");
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                self.open_own.remove(&owner);
+            }
         }
     }
 
@@ -386,8 +415,8 @@ impl Dag {
     /// thresholds ([`Dag::select_with_thresholds`]; for a leaf off the most-proving path, each
     /// step's "other" child is the best one, so such a job stops once it is past the best
     /// leaf by the 1 + ε margin, often soon after its minimum share). Searcher 0 (nobody: the
-    /// coordinator ran out of searcher numbers) has no leaves of its own (no bit in
-    /// [`Node::owners`]) and gets the best.
+    /// coordinator ran out of searcher numbers) has no leaves of its own (`open_own` never
+    /// counts owner 0, and it has no bit in [`Node::owners`]) and gets the best.
     pub fn select_for(
         &self,
         searcher: Searcher,
@@ -397,6 +426,7 @@ impl Dag {
         let owner = self.node(best.0).owner;
         if owner == 0
             || owner == searcher
+            || !self.open_own.contains_key(&searcher)
             || self.root().owners & owner_bit(searcher) == 0
             || !present(owner)
         {
@@ -443,7 +473,9 @@ impl Dag {
 
     /// Marks leaf `id` leased or released, and updates the busy marks above it.
     pub fn set_leased(&mut self, id: NodeId, leased: bool) {
+        let was = self.node(id).open_own();
         self.nodes[id as usize].leased = leased;
+        self.recount(id, was);
         self.propagate(id);
     }
 
@@ -468,6 +500,7 @@ impl Dag {
         if n.expanded || n.value().is_some() || children.is_empty() {
             return Vec::new();
         }
+        let was = n.open_own();
         let mut created = Vec::new();
         for &(key, pn, dn) in children {
             let c = match self.get(&key) {
@@ -475,6 +508,7 @@ impl Dag {
                 None => {
                     let c = self.add(key, pn, dn);
                     self.nodes[c as usize].owner = owner;
+                    self.recount(c, false);
                     self.nodes[c as usize].owners = self.recompute(c).3;
                     created.push(c);
                     c
@@ -485,6 +519,7 @@ impl Dag {
             }
         }
         self.nodes[id as usize].expanded = true;
+        self.recount(id, was);
         self.propagate(id);
         created
     }
@@ -495,8 +530,10 @@ impl Dag {
         if self.node(id).value().is_some() {
             return false;
         }
+        let was = self.node(id).open_own();
         let (pn, dn) = solved_numbers(value);
         self.set_numbers(id, pn, dn);
+        self.recount(id, was);
         self.propagate(id);
         true
     }
@@ -570,9 +607,21 @@ mod tests {
     use solver_core::games::seven::{Cols, Position};
 
     /// Every node's `owners` is the bits of the open own leaves a walk from it reaches
-    /// through unsolved, not busy nodes, found by such a walk from each node.
+    /// through unsolved, not busy nodes, found by such a walk from each node; every node's
+    /// (pn, dn, busy, owners) is what its children give it (so, bottom up, the whole DAG's);
+    /// and `open_own` counts what a scan of every node counts.
     fn assert_owners_kept(dag: &Dag) {
+        let mut counts: FxHashMap<Searcher, u32> = FxHashMap::default();
+        for n in dag.nodes.iter().filter(|n| n.open_own()) {
+            *counts.entry(n.owner).or_default() += 1;
+        }
+        assert_eq!(dag.open_own, counts);
         for (id, n) in dag.iter() {
+            assert_eq!(
+                dag.recompute(id),
+                (n.pn, n.dn, n.busy, n.owners),
+                "node {id}"
+            );
             let mut bits = 0;
             let mut seen = rustc_hash::FxHashSet::default();
             let mut stack = vec![id];
@@ -590,9 +639,10 @@ mod tests {
         }
     }
 
-    /// Whether `searcher` has an open own leaf that [`Dag::select_for`] can reach.
+    /// Whether [`Dag::select_for`] would walk for an own leaf of `searcher` (when the best
+    /// leaf is another present searcher's): it has one, and one reachable from the root.
     fn has_own_leaf(dag: &Dag, searcher: Searcher) -> bool {
-        dag.root().owners & owner_bit(searcher) != 0
+        dag.open_own.contains_key(&searcher) && dag.root().owners & owner_bit(searcher) != 0
     }
 
     /// Distinct keys: Maker to move for even `i`, Breaker for odd; `i` Breaker stones.
@@ -767,39 +817,48 @@ mod tests {
     /// One change to a random DAG ([`random_dags_keep_owners_and_lease_as_a_full_walk`]).
     #[derive(Debug, Clone)]
     enum Change {
-        /// Expand the `leaf`-th leaf with children of these key offsets and numbers, reported
-        /// by `owner`.
+        /// Expand the `leaf`-th unsolved, unleased leaf with children of these key offsets and
+        /// numbers (some of them solved, as a table value makes a new child), reported by
+        /// `owner`.
         Expand {
             leaf: usize,
-            children: Vec<(u32, Number, Number)>,
+            children: Vec<(u32, (Number, Number))>,
             owner: Searcher,
         },
-        /// Lease (or release, if leased) the `leaf`-th leaf.
+        /// Release the `leaf`-th leaf if leased (also once solved), else lease it if unsolved.
         Lease { leaf: usize },
-        /// Solve the `leaf`-th leaf.
-        Solve { leaf: usize, proven: bool },
+        /// Solve the `node`-th unsolved node (a leaf, or an inner node as a reported fact
+        /// solves one).
+        Solve { node: usize, proven: bool },
     }
 
     fn change() -> impl proptest::strategy::Strategy<Value = Change> {
         use proptest::prelude::*;
+        let numbers = prop_oneof![
+            4 => (1..20u64, 1..20u64),
+            1 => Just((0, INFINITY)),
+            1 => Just((INFINITY, 0)),
+        ];
         prop_oneof![
             3 => (
                 any::<usize>(),
-                proptest::collection::vec((1u32..6, 1..20u64, 1..20u64), 1..4),
-                0u16..5,
+                proptest::collection::vec((1u32..6, numbers), 1..4),
+                // 1 and 65, 2 and 66 share a bit of `Node::owners`.
+                proptest::sample::select(vec![0u16, 1, 2, 65, 66]),
             )
                 .prop_map(|(leaf, children, owner)| Change::Expand { leaf, children, owner }),
             2 => any::<usize>().prop_map(|leaf| Change::Lease { leaf }),
-            1 => (any::<usize>(), any::<bool>()).prop_map(|(leaf, proven)| Change::Solve { leaf, proven }),
+            1 => (any::<usize>(), any::<bool>()).prop_map(|(node, proven)| Change::Solve { node, proven }),
         ]
     }
 
     proptest::proptest! {
         /// After every change to a DAG with transpositions (a child's key some stones on from
-        /// its parent's, so that positions meet again), several searchers and searcher 0,
-        /// every node's `owners` is what a walk finds, and each searcher is leased the leaf the
-        /// walk into every open child would lease it (the same thresholds too), whoever is
-        /// present.
+        /// its parent's, so that positions meet again), several searchers (two pairs of them
+        /// sharing a bit) and searcher 0, every node's numbers, busy mark and `owners` are
+        /// what its children give it, `owners` is what a walk finds, and each searcher is
+        /// leased the leaf the walk into every open child would lease it (the same thresholds
+        /// too), whoever is present; and the DAG restored from its stored nodes is consistent.
         #[test]
         fn random_dags_keep_owners_and_lease_as_a_full_walk(
             changes in proptest::collection::vec(change(), 1..60),
@@ -809,24 +868,21 @@ mod tests {
             let mut stones: FxHashMap<NodeId, u32> = FxHashMap::default();
             stones.insert(ROOT, 0);
             for change in changes {
-                let leaves: Vec<NodeId> = dag
-                    .iter()
-                    .filter(|(_, n)| !n.expanded && n.value().is_none())
-                    .map(|(id, _)| id)
-                    .collect();
-                if leaves.is_empty() {
-                    break;
-                }
+                let pick = |ids: Vec<NodeId>, i: usize| (!ids.is_empty()).then(|| ids[i % ids.len()]);
+                let unexpanded: Vec<NodeId> =
+                    dag.iter().filter(|(_, n)| !n.expanded).map(|(id, _)| id).collect();
                 match change {
                     Change::Expand { leaf, children, owner } => {
-                        let id = leaves[leaf % leaves.len()];
-                        if dag.node(id).leased {
-                            continue;
-                        }
+                        let open = unexpanded
+                            .iter()
+                            .copied()
+                            .filter(|&id| dag.node(id).value().is_none() && !dag.node(id).leased)
+                            .collect();
+                        let Some(id) = pick(open, leaf) else { continue };
                         let at = stones[&id];
                         let children: Vec<(u32, Number, Number)> = children
                             .iter()
-                            .map(|&(more, pn, dn)| (at + more, pn, dn))
+                            .map(|&(more, (pn, dn))| (at + more, pn, dn))
                             .collect();
                         let keyed: Vec<(Key, Number, Number)> = children
                             .iter()
@@ -838,19 +894,27 @@ mod tests {
                         }
                     }
                     Change::Lease { leaf } => {
-                        let id = leaves[leaf % leaves.len()];
-                        let leased = dag.node(id).leased;
-                        dag.set_leased(id, !leased);
+                        let Some(id) = pick(unexpanded, leaf) else { continue };
+                        let n = dag.node(id);
+                        if n.leased {
+                            dag.set_leased(id, false);
+                        } else if n.value().is_none() {
+                            dag.set_leased(id, true);
+                        }
                     }
-                    Change::Solve { leaf, proven } => {
-                        let id = leaves[leaf % leaves.len()];
-                        let value = if proven { Value::Proven } else { Value::Disproven };
-                        dag.solve(id, value);
+                    Change::Solve { node, proven } => {
+                        let unsolved = dag
+                            .iter()
+                            .filter(|(_, n)| n.value().is_none())
+                            .map(|(id, _)| id)
+                            .collect();
+                        let Some(id) = pick(unsolved, node) else { continue };
+                        dag.solve(id, if proven { Value::Proven } else { Value::Disproven });
                     }
                 }
                 assert_owners_kept(&dag);
-                for searcher in 0..5 {
-                    for gone in [None, Some(1), Some(2)] {
+                for searcher in [0, 1, 2, 65, 66] {
+                    for gone in [None, Some(1), Some(2), Some(65)] {
                         let present = |s: Searcher| Some(s) != gone;
                         let full = match dag.select_with_thresholds() {
                             None => None,
@@ -867,6 +931,21 @@ mod tests {
                     }
                 }
             }
+            let stored: Vec<StoredNode> = dag
+                .iter()
+                .map(|(_, n)| StoredNode {
+                    key: n.key,
+                    pn: n.pn,
+                    dn: n.dn,
+                    children: n
+                        .expanded
+                        .then(|| n.children.iter().map(|&c| dag.node(c).key).collect()),
+                    tries: n.tries,
+                })
+                .collect();
+            let restored = Dag::restore(dag.root().key, stored).expect("restore");
+            assert_owners_kept(&restored);
+            proptest::prop_assert_eq!(restored.root().value(), dag.root().value());
         }
     }
 

@@ -24,7 +24,8 @@ pub enum Command {
     /// the witness marked).
     Check(CheckArgs),
     /// Plays uniformly random games from the empty board and prints how often each win type
-    /// ends them (one label per game, priority fork > bridge > ring as Castro counts).
+    /// ends them (one label per game, priority fork > bridge > ring as Castro counts), and the
+    /// games won by several kinds at once, by combination (to relabel with another priority).
     Playout(PlayoutArgs),
     /// Win queries per second on random positions: in this process, and over gRPC
     /// (`Rules.CheckHavannahWin`) on a server on loopback (started here, or `--server`),
@@ -328,14 +329,17 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
     let board = Board::empty(layers);
     let mut cells: Vec<_> = Geometry::new(layers).cells().collect();
     let mut rng = rand::rngs::StdRng::seed_from_u64(args.seed);
-    let (mut fork, mut bridge, mut ring, mut none, mut multi, mut plies) = (0u64, 0, 0, 0, 0, 0);
+    let (mut fork, mut bridge, mut ring, mut none, mut plies) = (0u64, 0, 0, 0, 0);
+    // Games won by several kinds at once, by their names joined with '+' (sorted).
+    let mut several: std::collections::BTreeMap<String, u64> = Default::default();
     for _ in 0..args.games {
         cells.shuffle(&mut rng);
         let result = play_game(&board, cells.iter().copied(), Player::One)
             .context("a shuffle of the empty board's cells is always playable")?;
         plies += result.ply as u64;
         if result.kinds.iter().count() > 1 {
-            multi += 1;
+            let names: Vec<&str> = result.kinds.iter().map(Kind::name).collect();
+            *several.entry(names.join("+")).or_default() += 1;
         }
         match result.kinds.castro_kind() {
             Some(Kind::Fork) => fork += 1,
@@ -367,8 +371,15 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
         outln!("{name:<6} {count:>6} {:>9.1}{r}", per10k(count));
     }
     outln!("none   {none:>6} {:>9.1}", per10k(none));
+    let multi: u64 = several.values().sum();
+    let combinations: Vec<String> = several.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    let combinations = if combinations.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", combinations.join(", "))
+    };
     outln!(
-        "several kinds at once: {multi} games; mean game length {:.1} moves",
+        "several kinds at once: {multi} games{combinations}; mean game length {:.1} moves",
         plies as f64 / n
     );
     Ok(())

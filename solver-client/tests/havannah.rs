@@ -291,6 +291,25 @@ fn playout_counts_every_game_once_and_is_seeded() {
         let sd = (2000.0 * p * (1.0 - p)).sqrt();
         assert!((got as f64 - 2000.0 * p).abs() < 6.0 * sd, "{text}");
     }
+    // The games won by several kinds at once, by combination ("bridge+fork 887, ..."): each
+    // names two kinds or more, and they add up to the total.
+    let several = text
+        .lines()
+        .find_map(|l| l.strip_prefix("several kinds at once: "))
+        .unwrap_or_else(|| panic!("no several-kinds line in {text}"));
+    let (total, rest) = several
+        .split_once(" games (")
+        .expect("a list of combinations");
+    let total: u64 = total.parse().expect("a count");
+    let list = rest.split_once(')').expect("a closed list").0;
+    let mut sum = 0;
+    for item in list.split(", ") {
+        let (kinds, n) = item.rsplit_once(' ').expect("kinds and a count");
+        assert!(kinds.contains('+'), "{item}");
+        sum += n.parse::<u64>().expect("a count");
+    }
+    assert_eq!(sum, total, "{text}");
+    assert!(total > 0 && total < fork + bridge + ring, "{text}");
     assert_eq!(stdout(&solver(&args)), text, "same seed, same games");
 }
 

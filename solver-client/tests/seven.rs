@@ -520,3 +520,53 @@ fn assert_round_trips(list: &str, rounds: usize, text: &str) {
         }
     }
 }
+
+/// `seven bench --ablation` (n = 7) prints a row per technique whose nodes are those of
+/// `seven solve --direct` with every other technique but the mirror-canonical table switched
+/// off (the baseline: all of them; the last row: none), each won by Maker.
+#[test]
+fn ablation_rows_are_each_technique_alone() {
+    let text = stdout(&solver(&["seven", "bench", "--ablation"]));
+    const TECHNIQUES: [&str; 9] = [
+        "forced-move",
+        "maker-win-stop",
+        "breaker-win-stop",
+        "dead-squares",
+        "dominated-squares",
+        "heuristics",
+        "components",
+        "cut-vertex",
+        "threat-space",
+    ];
+    let nodes_of_row = |name: &str| -> u64 {
+        let row: Vec<&str> = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} row in {text}"))
+            .split_whitespace()
+            .collect();
+        let at = row.iter().position(|w| *w == "maker").expect("Maker wins");
+        row[at + 1].parse().expect("nodes")
+    };
+    let nodes_of_solve = |on: Option<&str>| -> u64 {
+        let mut args = vec!["seven", "solve", "--direct", "--cols", "7", "--json"];
+        for t in TECHNIQUES {
+            if on != Some(t) {
+                args.extend(["--disable", t]);
+            }
+        }
+        let v = json(&args);
+        assert_eq!(v["winner"], "maker");
+        v["nodes"].as_u64().expect("nodes")
+    };
+    assert_eq!(
+        nodes_of_row("none (baseline)"),
+        nodes_of_solve(None),
+        "{text}"
+    );
+    for t in TECHNIQUES {
+        assert_eq!(nodes_of_row(t), nodes_of_solve(Some(t)), "{t}: {text}");
+    }
+    let all = json(&["seven", "solve", "--direct", "--cols", "7", "--json"]);
+    assert_eq!(Some(nodes_of_row("all")), all["nodes"].as_u64(), "{text}");
+}

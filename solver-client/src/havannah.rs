@@ -8,7 +8,9 @@ use anyhow::Context;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use serde_json::{Value, json};
-use solver_core::games::havannah::{Board, Geometry, Kind, Layers, Player, Point, play_game};
+use solver_core::games::havannah::{
+    Board, Geometry, Kind, Layers, Player, Point, play_game, random_positions,
+};
 use solver_proto::convert::havannah::Query;
 use solver_proto::v1::{CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell};
 
@@ -385,41 +387,28 @@ fn playout(args: &PlayoutArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `n` queries on random positions of `layers` cells per side, each with its answer computed
-/// in this process: game k is a uniformly random game (`seed`) stopped after its winning move
-/// when k is a multiple of 3, else after move 1 + (7,919 k mod its length).
+/// `n` queries on random positions of `layers` cells per side ([`random_positions`], `seed`),
+/// each with its answer computed in this process.
 pub(crate) fn random_queries(
     layers: u32,
     n: u64,
     seed: u64,
 ) -> anyhow::Result<Vec<(CheckHavannahWinRequest, CheckHavannahWinResponse)>> {
     let layers = Layers::new(layers).map_err(usage)?;
-    let empty = Board::empty(layers);
-    let mut cells: Vec<_> = Geometry::new(layers).cells().collect();
+    let n = usize::try_from(n).context("--positions")?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    (0..n as usize)
-        .map(|k| {
-            cells.shuffle(&mut rng);
-            let end = play_game(&empty, cells.iter().copied(), Player::One)?.ply;
-            let ply = if k % 3 == 0 { end } else { 1 + k * 7919 % end };
-            let mut board = empty.clone();
-            let mut mover = Player::Two;
-            for &c in &cells[..ply] {
-                mover = mover.opponent();
-                board.place(c, mover)?;
-            }
+    random_positions(layers, n, |cells| cells.shuffle(&mut rng))
+        .into_iter()
+        .map(|(board, mv, mover)| {
             let req = CheckHavannahWinRequest {
                 layers: layers.get() as u32,
                 board: board.to_rows().concat(),
-                r#move: Some(solver_proto::convert::havannah::cell_to_wire(
-                    cells[ply - 1],
-                )),
+                r#move: Some(solver_proto::convert::havannah::cell_to_wire(mv)),
                 player: u32::from(mover.number()),
             };
             let answer = Query::try_from(&req)
-                .map_err(usage)?
-                .answer()
-                .map_err(usage)?;
+                .and_then(|q| q.answer())
+                .map_err(|e| anyhow::anyhow!("a generated position: {e}"))?;
             Ok((req, CheckHavannahWinResponse::from(&answer)))
         })
         .collect()

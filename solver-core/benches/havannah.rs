@@ -7,7 +7,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use solver_core::games::havannah::{
-    Board, Cell, Geometry, KindSet, Layers, Player, Tracker, check_win, play_game,
+    Board, Cell, Geometry, KindSet, Layers, Player, Tracker, check_win, random_positions,
 };
 use std::hint::black_box;
 
@@ -42,26 +42,13 @@ fn run_playouts(empty: &Board, orders: &[Vec<Cell>]) -> (u64, u64) {
     (moves, wins)
 }
 
-/// Random positions: a random game stopped before its end, with its last move.
+/// [`random_positions`] (seed 7, as `solver havannah bench` draws them), each with the kinds
+/// its last move makes.
 fn positions(layers: Layers, n: usize) -> Vec<(Board, Cell, Player, KindSet)> {
-    let empty = Board::empty(layers);
-    orders(layers, n, 7)
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    random_positions(layers, n, |cells| cells.shuffle(&mut rng))
         .into_iter()
-        .enumerate()
-        .map(|(k, order)| {
-            let end = play_game(&empty, order.iter().copied(), Player::One)
-                .expect("playable")
-                .ply;
-            // Stop somewhere in the game: every third position is the winning move itself.
-            let ply = if k % 3 == 0 { end } else { 1 + k * 7919 % end };
-            let mut board = Board::empty(layers);
-            let mut p = Player::One;
-            for &c in &order[..ply] {
-                board.place(c, p).expect("empty");
-                p = p.opponent();
-            }
-            let mover = p.opponent();
-            let mv = order[ply - 1];
+        .map(|(board, mv, mover)| {
             let kinds = check_win(&board, mv, mover).expect("own stone").kinds;
             (board, mv, mover, kinds)
         })

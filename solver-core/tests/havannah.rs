@@ -9,7 +9,7 @@ use proptest::prelude::*;
 use serde_json::Value;
 use solver_core::games::havannah::{
     Analysis, Board, Cell, Geometry, Kind, KindSet, Layers, Player, Point, Side, Tracker, analyze,
-    check_win,
+    check_win, play_game, random_positions,
 };
 
 fn records(file: &str) -> Vec<Value> {
@@ -580,6 +580,51 @@ proptest! {
             prop_assert!(fast.iter().all(|k| whole.kinds.contains(k)));
             done[slot] |= whole.win();
             p = p.opponent();
+        }
+    }
+}
+
+/// `random_positions`: each position is its game's first moves, alternating from player one
+/// on distinct cells (a reversed order as the shuffle, so the games are known), stopped where
+/// the doc says, with no structure before its last move (the game goes on only without one);
+/// every third stops at the end of its game, which wins unless the board filled.
+#[test]
+fn random_positions_are_games_stopped_where_their_doc_says() {
+    let layers = Layers::new(4).expect("layers");
+    let empty = Board::empty(layers);
+    let mut shuffles = 0;
+    let positions = random_positions(layers, 30, |cells| {
+        cells.rotate_left(5);
+        cells.reverse();
+        shuffles += 1;
+    });
+    assert_eq!((positions.len(), shuffles), (30, 30));
+    let mut cells: Vec<Cell> = Geometry::new(layers).cells().collect();
+    for (k, (board, mv, mover)) in positions.iter().enumerate() {
+        cells.rotate_left(5);
+        cells.reverse();
+        let game = play_game(&empty, cells.iter().copied(), Player::One).expect("a game");
+        let ply = if k % 3 == 0 {
+            game.ply
+        } else {
+            1 + k * 7919 % game.ply
+        };
+        let mut replay = empty.clone();
+        let mut p = Player::Two;
+        for &c in &cells[..ply] {
+            p = p.opponent();
+            replay.place(c, p).expect("playable");
+        }
+        assert_eq!(
+            (board, *mv, *mover),
+            (&replay, cells[ply - 1], p),
+            "game {k}"
+        );
+        let kinds = check_win(board, *mv, *mover).expect("own stone").kinds;
+        if k % 3 == 0 && game.winner.is_some() {
+            assert_eq!(kinds, game.kinds, "game {k}");
+        } else if ply < game.ply {
+            assert!(kinds.is_empty(), "game {k} stopped before its end");
         }
     }
 }

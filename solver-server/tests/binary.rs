@@ -84,20 +84,33 @@ fn binary_rejects_a_bad_address() {
 #[test]
 fn binary_serves_metrics() {
     let dir = tempfile::tempdir().expect("tempdir");
-    // A port free a moment ago (the exporter does not say which port 0 gave it).
-    let metrics_addr = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port");
-    let mut server = Proc::server(
-        &[
-            "--addr",
-            "127.0.0.1:0",
-            "--metrics-addr",
-            &metrics_addr.to_string(),
-        ],
-        &dir.path().join("data"),
-    );
-    let addr = server.listening_addr();
+    // A port free a moment ago (the exporter does not say which port 0 gave it); if something
+    // took it meanwhile, the start fails naming it, and the test tries another.
+    let (mut server, addr, metrics_addr) = (0..5)
+        .find_map(|_| {
+            let metrics_addr = std::net::TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .expect("a free port");
+            let mut server = Proc::server(
+                &[
+                    "--addr",
+                    "127.0.0.1:0",
+                    "--metrics-addr",
+                    &metrics_addr.to_string(),
+                ],
+                &dir.path().join("data"),
+            );
+            let line = server.wait_for_any(
+                &["listening on ", "cannot serve metrics"],
+                Duration::from_secs(60),
+            );
+            if line.contains("cannot serve metrics") {
+                server.wait_exit(Duration::from_secs(30));
+                return None;
+            }
+            Some((server, common::address_in(&line), metrics_addr))
+        })
+        .expect("a free port for the metrics in five tries");
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -127,11 +127,11 @@ pub struct Dag {
     index: FxHashMap<Key, NodeId>,
     /// Nodes with a value, kept so progress needs no scan.
     solved: u64,
-    /// Per searcher, its open own leaves ([`Node::open_own`]), so that [`Dag::select_for`]
-    /// skips the walk for one when the searcher has none. Exact where [`Node::owners`] is
-    /// not: a searcher restarted under a new number 64 past an old one's shares its bit, and
-    /// the old one's leaves, whose worker is gone, would send the walk into their subtrees
-    /// for nothing. Searchers without any are not kept.
+    /// Per searcher, its open own leaves ([`Node::open_own`], reachable or not), so that
+    /// [`Dag::select_for`] skips the walk for one when the searcher has none, which
+    /// [`Node::owners`] cannot tell where searchers share a bit: a searcher restarted under
+    /// a new number 64 past an old one's would otherwise walk into the subtrees of the old
+    /// one's leaves, whose worker is gone, for nothing. Searchers without any are not kept.
     open_own: FxHashMap<Searcher, u32>,
 }
 

@@ -135,18 +135,23 @@ impl Proc {
 
     /// Reads stderr until a line contains `needle`; returns that line.
     pub fn wait_for_line(&mut self, needle: &str, timeout: Duration) -> String {
+        self.wait_for_any(&[needle], timeout)
+    }
+
+    /// Reads stderr until a line contains one of `needles`; returns that line.
+    pub fn wait_for_any(&mut self, needles: &[&str], timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
                     self.seen.push(line.clone());
-                    if line.contains(needle) {
+                    if needles.iter().any(|n| line.contains(n)) {
                         return line;
                     }
                 }
                 Err(e) => panic!(
-                    "no line with {needle:?} ({e}); stderr so far: {:#?}",
+                    "no line with any of {needles:?} ({e}); stderr so far: {:#?}",
                     self.seen
                 ),
             }
@@ -156,12 +161,7 @@ impl Proc {
     /// The address from the "listening on ADDR" line.
     pub fn listening_addr(&mut self) -> SocketAddr {
         let line = self.wait_for_line("listening on ", Duration::from_secs(60));
-        let rest =
-            &line[line.find("listening on ").expect("found above") + "listening on ".len()..];
-        let token = rest.split_whitespace().next().expect("an address follows");
-        token
-            .parse()
-            .unwrap_or_else(|e| panic!("bad address in {line:?}: {e}"))
+        address_in(&line)
     }
 
     /// Sends `signal` (`TERM`, `INT`) with the shell's `kill` builtin: no `unsafe`, and `sh`
@@ -193,6 +193,16 @@ impl Proc {
             std::thread::sleep(Duration::from_millis(50));
         }
     }
+}
+
+/// The address after "listening on " in a server's log line.
+pub fn address_in(line: &str) -> SocketAddr {
+    let rest =
+        &line[line.find("listening on ").expect("a listening line") + "listening on ".len()..];
+    let token = rest.split_whitespace().next().expect("an address follows");
+    token
+        .parse()
+        .unwrap_or_else(|e| panic!("bad address in {line:?}: {e}"))
 }
 
 /// The path of a binary of this workspace (built by `cargo build --workspace --all-targets`),

@@ -92,7 +92,8 @@ impl KindSet {
             .find(|&k| self.contains(k))
     }
 
-    /// Castro's single label (priority fork > bridge > ring, as in Ewalds' win-type table).
+    /// Castro's single label (priority fork > bridge > ring), with which the spec reads Ewalds'
+    /// win-type table (whose counts at L = 6 and 8 fit ring first better: README, "Havannah").
     pub fn castro_kind(self) -> Option<Kind> {
         [Kind::Fork, Kind::Bridge, Kind::Ring]
             .into_iter()

@@ -9,7 +9,7 @@
 //! - [`kinds`]: [`Kind`] (bridge, fork, ring) and [`KindSet`], with the seed's and Castro's
 //!   single-label priorities.
 //! - [`tracker`]: [`Tracker`], the incremental detector (union-find with corner and side masks,
-//!   local ring test), and [`play_game`] for playouts.
+//!   local ring test), [`play_game`] for playouts and [`random_positions`] for benchmarks.
 //! - [`analysis`]: [`check_win`] / [`analyze`], every structure of a whole position with a
 //!   witness for each.
 //!
@@ -33,4 +33,4 @@ pub mod tracker;
 pub use analysis::{Analysis, BridgeWitness, ForkWitness, analyze, check_win};
 pub use board::{Board, Cell, Geometry, HavannahError, Layers, Player, Point, Side};
 pub use kinds::{Kind, KindSet};
-pub use tracker::{GameResult, Tracker, play_game};
+pub use tracker::{GameResult, Tracker, play_game, random_positions};

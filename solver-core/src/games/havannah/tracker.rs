@@ -20,7 +20,9 @@
 //! stones never breaks a ring, so checking every stone as it is placed finds every ring,
 //! whatever the order of placement.
 
-use super::board::{BLOCKED, Board, Cell, EMPTY, Geometry, HavannahError, OFF, Player, Point};
+use super::board::{
+    BLOCKED, Board, Cell, EMPTY, Geometry, HavannahError, Layers, OFF, Player, Point,
+};
 use super::kinds::{Kind, KindSet};
 
 /// Why the ring test fired for a stone (crate-internal: the witness is built from it).
@@ -298,4 +300,37 @@ pub fn play_game(
         ply,
         kinds: KindSet::default(),
     })
+}
+
+/// `n` positions of random games, for benchmarks: game `k` plays the board's cells from the
+/// empty board, [`Player::One`] first, in the order `shuffle` leaves them (it is handed the
+/// previous game's order, the first time the cells in reading order), and stops after its last
+/// move (the winning one, or the last cell of a board filled without a win) when `k` is a
+/// multiple of 3, else after move 1 + (7,919 `k` mod the game's length). Returns each position
+/// with its last move and the player who made it.
+pub fn random_positions(
+    layers: Layers,
+    n: usize,
+    mut shuffle: impl FnMut(&mut [Cell]),
+) -> Vec<(Board, Cell, Player)> {
+    let empty = Board::empty(layers);
+    let mut cells: Vec<Cell> = Geometry::new(layers).cells().collect();
+    (0..n)
+        .map(|k| {
+            shuffle(&mut cells);
+            let end = play_game(&empty, cells.iter().copied(), Player::One)
+                .expect("every cell of an empty board is playable once")
+                .ply;
+            let ply = if k % 3 == 0 { end } else { 1 + k * 7919 % end };
+            let mut board = empty.clone();
+            let mut mover = Player::Two;
+            for &c in &cells[..ply] {
+                mover = mover.opponent();
+                board
+                    .place(c, mover)
+                    .expect("every cell of an empty board is playable once");
+            }
+            (board, cells[ply - 1], mover)
+        })
+        .collect()
 }

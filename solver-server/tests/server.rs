@@ -5,8 +5,8 @@ use std::time::Duration;
 
 mod common;
 use common::{channel, start, start_with};
-use solver_proto::v1::SevenEdgesRequest;
 use solver_proto::v1::rules_client::RulesClient;
+use solver_proto::v1::{SevenEdgesRequest, SevenPosition, SevenPotentialRequest, Side};
 use solver_server::config::Config;
 use solver_server::server::{RunError, run};
 use solver_server::store::{RocksStore, SCHEMA_VERSION, schema_version};
@@ -59,6 +59,41 @@ async fn serves_health_rules_and_reflection_then_stops_cleanly() {
         .expect_err("cols=3 is out of range");
     assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
     assert!(err.message().contains("cols"), "{err:?}");
+
+    // Rules.SevenPotential: the empty 4 x 8 board has 2 2-lines, 4 3-lines and 26 4-lines
+    // (edges.jsonl), pot 21/4; a missing position, an unknown cell character and a side left
+    // unspecified name their fields.
+    let position = |rows: [&str; 4], to_move: Side| SevenPotentialRequest {
+        position: Some(SevenPosition {
+            cols: 0,
+            rows: rows.iter().map(|r| r.to_string()).collect(),
+            to_move: to_move as i32,
+        }),
+    };
+    let empty = ["........"; 4];
+    let p = rules
+        .seven_potential(position(empty, Side::Maker))
+        .await
+        .expect("SevenPotential of the empty 4 x 8 board")
+        .into_inner();
+    assert_eq!(p.lines, vec![0, 0, 2, 4, 26, 0, 0, 0]);
+    assert_eq!((p.pot.as_str(), p.phi.as_str()), ("21/4", "21/8"));
+    assert!(!p.maker_won && !p.breaker_certificate);
+    for (request, field) in [
+        (SevenPotentialRequest { position: None }, "position"),
+        (
+            position(
+                ["X.......", "........", "........", "........"],
+                Side::Maker,
+            ),
+            "position.rows",
+        ),
+        (position(empty, Side::Unspecified), "position.to_move"),
+    ] {
+        let err = rules.seven_potential(request).await.expect_err(field);
+        assert_eq!(err.code(), Code::InvalidArgument, "{err:?}");
+        assert!(err.message().starts_with(&format!("{field}: ")), "{err:?}");
+    }
 
     // Reflection v1 lists every service.
     let names = list_services(ch.clone()).await;

@@ -66,6 +66,42 @@ fn binary_serves_health_and_stops_on_sigterm() {
     );
 }
 
+/// A second SIGTERM while the server drains exits at once, with code 1: here an open health
+/// watch stream would hold the drain for its whole timeout (60 s, longer than the wait below).
+#[test]
+fn binary_exits_at_once_on_a_second_signal() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut server = Proc::server(
+        &["--addr", "127.0.0.1:0", "--drain-timeout-secs", "60"],
+        &dir.path().join("data"),
+    );
+    let addr = server.listening_addr();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let watch = rt.block_on(async {
+        let mut watch = HealthClient::new(common::channel(addr).await)
+            .watch(HealthCheckRequest::default())
+            .await
+            .expect("watch")
+            .into_inner();
+        watch.message().await.expect("a status").expect("open");
+        watch
+    });
+    server.signal("TERM");
+    server.wait_for_line("shutting down", Duration::from_secs(30));
+    server.signal("TERM");
+    let status = server.wait_exit(Duration::from_secs(30));
+    assert_eq!(status.code(), Some(1), "{:#?}", server.seen);
+    assert!(
+        server.seen.iter().any(|l| l.contains("exiting at once")),
+        "{:#?}",
+        server.seen
+    );
+    drop(watch);
+}
+
 #[test]
 fn binary_rejects_a_bad_address() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -13,7 +13,7 @@ use solver_server::store::{RocksStore, SCHEMA_VERSION, schema_version};
 use tokio::net::TcpListener;
 use tokio_stream::StreamExt;
 use tonic::Code;
-use tonic::transport::Channel;
+use tonic::transport::{Channel, Endpoint};
 use tonic_health::pb::HealthCheckRequest;
 use tonic_health::pb::health_check_response::ServingStatus;
 use tonic_health::pb::health_client::HealthClient;
@@ -139,6 +139,30 @@ async fn health_turns_not_serving_while_draining() {
         .expect("a status")
         .expect("ok");
     assert_eq!(next.status, ServingStatus::NotServing as i32);
+
+    // A draining server takes no new call: not on a new connection (the listener is closed,
+    // once the drain has begun: NOT_SERVING comes just before), nor then on the open one
+    // (HTTP/2 GOAWAY: tonic's client fails the call, with CANCELLED "connection closed").
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let connect = Endpoint::from_shared(format!("http://{}", server.addr))
+            .expect("valid URI")
+            .connect_timeout(Duration::from_secs(10))
+            .connect()
+            .await;
+        if connect.is_err() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "new connections still accepted 10 s into the drain"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let call = RulesClient::new(ch.clone())
+        .seven_edges(SevenEdgesRequest { cols: 8 })
+        .await;
+    assert!(call.is_err(), "a new call while draining: {call:?}");
 
     // The open watch stream holds the drain; closing it lets the server finish.
     drop(watch);

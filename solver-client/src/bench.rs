@@ -121,7 +121,7 @@ pub struct HavannahBenchArgs {
     /// Seconds per phase (the health-check baseline, then per size in-process and over gRPC).
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub secs: u64,
-    /// Concurrent gRPC callers, over two connections.
+    /// Concurrent gRPC callers, over two connections (one for one caller).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub callers: u64,
     /// Seed of the random games (same seed, same positions).

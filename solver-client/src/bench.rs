@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
+use anyhow::Context;
 use clap::Args;
 use solver_core::games::seven::{
     Cols, Position, Rules, SevenGame, Side, SolveReport, Technique, solve,
@@ -948,8 +949,6 @@ impl LoopbackServer {
 /// against the rate of gRPC health checks over the same connections, measured first in the same
 /// run. Every gRPC answer is checked against the in-process one.
 pub async fn havannah(args: HavannahBenchArgs) -> anyhow::Result<()> {
-    use solver_proto::v1::CheckHavannahWinResponse;
-
     let (secs, callers) = (args.secs, args.callers);
     // The server's own connections use --server's token and TLS; one started here takes none.
     let (server, url, access) = match &args.server {
@@ -996,10 +995,8 @@ pub async fn havannah(args: HavannahBenchArgs) -> anyhow::Result<()> {
                     if Instant::now() >= end {
                         break;
                     }
-                    let answer = solver_proto::convert::havannah::Query::try_from(req)
-                        .and_then(|q| q.answer())
-                        .map_err(|e| anyhow::anyhow!("a generated position: {e}"))?;
-                    std::hint::black_box(CheckHavannahWinResponse::from(&answer));
+                    let answer = crate::havannah::answer(req).context("a generated position")?;
+                    std::hint::black_box(answer);
                     answered += 1;
                 }
                 Ok(answered as f64 / start.elapsed().as_secs_f64())

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use solver_core::games::havannah::{
     Board, Geometry, Kind, Layers, Player, Point, play_game, random_positions,
 };
+use solver_proto::convert::WireError;
 use solver_proto::convert::havannah::Query;
 use solver_proto::v1::{CheckHavannahWinRequest, CheckHavannahWinResponse, HavannahCell};
 
@@ -78,16 +79,20 @@ pub async fn run(cmd: Command) -> anyhow::Result<()> {
     }
 }
 
+/// `req` answered in this process, as the server's `Rules.CheckHavannahWin` answers it: the
+/// request validated (a [`WireError`] naming the field), the position analysed, the answer
+/// encoded.
+pub(crate) fn answer(req: &CheckHavannahWinRequest) -> Result<CheckHavannahWinResponse, WireError> {
+    let analysis = Query::try_from(req)?.answer()?;
+    Ok(CheckHavannahWinResponse::from(&analysis))
+}
+
 /// One win query, answered by `backend`.
 async fn ask(
     backend: &mut Backend,
     req: CheckHavannahWinRequest,
 ) -> anyhow::Result<CheckHavannahWinResponse> {
-    let local = |req: CheckHavannahWinRequest| {
-        let query = Query::try_from(&req).map_err(usage)?;
-        let answer = query.answer().map_err(usage)?;
-        Ok(CheckHavannahWinResponse::from(&answer))
-    };
+    let local = |req: CheckHavannahWinRequest| answer(&req).map_err(usage);
     backend
         .answer(req, local, async |c, req| c.check_havannah_win(req).await)
         .await
@@ -398,6 +403,7 @@ pub(crate) fn random_queries(
     let n = usize::try_from(n).context("--positions")?;
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     random_positions(layers, n, |cells| cells.shuffle(&mut rng))
+        .context("a shuffle plays every game")?
         .into_iter()
         .map(|(board, mv, mover)| {
             let req = CheckHavannahWinRequest {
@@ -406,10 +412,8 @@ pub(crate) fn random_queries(
                 r#move: Some(solver_proto::convert::havannah::cell_to_wire(mv)),
                 player: u32::from(mover.number()),
             };
-            let answer = Query::try_from(&req)
-                .and_then(|q| q.answer())
-                .map_err(|e| anyhow::anyhow!("a generated position: {e}"))?;
-            Ok((req, CheckHavannahWinResponse::from(&answer)))
+            let answer = answer(&req).context("a generated position")?;
+            Ok((req, answer))
         })
         .collect()
 }

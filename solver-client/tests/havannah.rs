@@ -190,26 +190,17 @@ fn bad_input_exits_2() {
 #[test]
 fn unreachable_server_is_a_readable_failure() {
     let path = testdata("havannah", "tricky.jsonl");
-    let out = solver(&[
-        "havannah",
-        "check",
-        "--jsonl",
-        &path,
-        "--server",
-        "http://127.0.0.1:1",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
-    let out = solver(&[
-        "havannah",
-        "bench",
-        "--secs",
-        "1",
-        "--server",
-        "http://127.0.0.1:1",
-    ]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot connect"));
+    for command in [
+        vec!["havannah", "check", "--jsonl", &path],
+        vec!["havannah", "bench", "--secs", "1"],
+    ] {
+        let out = solver(&[command.as_slice(), &["--server", "http://127.0.0.1:1"]].concat());
+        assert_eq!(out.status.code(), Some(1), "{command:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("cannot connect"),
+            "{command:?}"
+        );
+    }
 }
 
 /// The bench starts a server on loopback, checks every answer it gets over gRPC against the

@@ -47,6 +47,7 @@ fn run_playouts(empty: &Board, orders: &[Vec<Cell>]) -> (u64, u64) {
 fn positions(layers: Layers, n: usize) -> Vec<(Board, Cell, Player, KindSet)> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(7);
     random_positions(layers, n, |cells| cells.shuffle(&mut rng))
+        .expect("a shuffle plays every game")
         .into_iter()
         .map(|(board, mv, mover)| {
             let kinds = check_win(&board, mv, mover).expect("own stone").kinds;

@@ -597,7 +597,8 @@ fn random_positions_are_games_stopped_where_their_doc_says() {
         cells.rotate_left(5);
         cells.reverse();
         shuffles += 1;
-    });
+    })
+    .expect("a permutation plays every game");
     assert_eq!((positions.len(), shuffles), (30, 30));
     let mut cells: Vec<Cell> = Geometry::new(layers).cells().collect();
     for (k, (board, mv, mover)) in positions.iter().enumerate() {

@@ -1839,17 +1839,18 @@ mod tests {
         for n in 20..40 {
             for or_to_move in [true, false] {
                 let root = Nim { n, or_to_move };
-                let small: Known<(u32, bool)> =
-                    Box::new(move |&k| (k.0 + 6 <= n).then(|| nim_value(k)));
-                let mut known = Search::with_known(root.clone(), small);
+                // The positions 6 stones or more below the root.
+                let small = || -> Known<(u32, bool)> {
+                    Box::new(move |&k| (k.0 + 6 <= n).then(|| nim_value(k)))
+                };
+                let mut known = Search::with_known(root.clone(), small());
                 let mut plain = Search::new(root.clone());
                 let want = Outcome::Solved(nim_value((n, or_to_move)));
                 assert_eq!(known.run(&Limits::default()), want, "n={n} {or_to_move}");
                 assert_eq!(plain.run(&Limits::default()), want);
                 assert!(2 * known.stats().nodes_created < plain.stats().nodes_created);
-                let small: Known<(u32, bool)> =
-                    Box::new(move |&k| (k.0 + 6 <= n).then(|| nim_value(k)));
-                let shared = super::super::Shared::new(Search::with_known(root.clone(), small), 2);
+                let shared =
+                    super::super::Shared::new(Search::with_known(root.clone(), small()), 2);
                 let nodes = AtomicU64::new(0);
                 let ran = shared.run_helped(1, root, &Limits::default(), &nodes);
                 assert_eq!(

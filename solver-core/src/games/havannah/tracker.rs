@@ -308,29 +308,29 @@ pub fn play_game(
 /// move (the winning one, or the last cell of a board filled without a win) when `k` is a
 /// multiple of 3, else after move 1 + (7,919 `k` mod the game's length). Returns each position
 /// with its last move and the player who made it.
+///
+/// # Errors
+/// The first cell a game cannot play, where `shuffle` left one off the board or twice in the
+/// order (a permutation, as a shuffle gives, never does).
 pub fn random_positions(
     layers: Layers,
     n: usize,
     mut shuffle: impl FnMut(&mut [Cell]),
-) -> Vec<(Board, Cell, Player)> {
+) -> Result<Vec<(Board, Cell, Player)>, HavannahError> {
     let empty = Board::empty(layers);
     let mut cells: Vec<Cell> = Geometry::new(layers).cells().collect();
     (0..n)
         .map(|k| {
             shuffle(&mut cells);
-            let end = play_game(&empty, cells.iter().copied(), Player::One)
-                .expect("every cell of an empty board is playable once")
-                .ply;
+            let end = play_game(&empty, cells.iter().copied(), Player::One)?.ply;
             let ply = if k % 3 == 0 { end } else { 1 + k * 7919 % end };
             let mut board = empty.clone();
             let mut mover = Player::Two;
             for &c in &cells[..ply] {
                 mover = mover.opponent();
-                board
-                    .place(c, mover)
-                    .expect("every cell of an empty board is playable once");
+                board.place(c, mover)?;
             }
-            (board, cells[ply - 1], mover)
+            Ok((board, cells[ply - 1], mover))
         })
         .collect()
 }

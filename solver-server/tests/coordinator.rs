@@ -1520,6 +1520,49 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     assert_maker_wins_with(&c, &b, &moves);
 }
 
+/// A problem waiting for the search of its winning moves ends as soon as a report's value names
+/// one, also a value of a position outside its DAG (here from another problem's job): as a
+/// restart would end it, finding the value in the table of solved positions.
+#[tokio::test]
+async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side};
+    use solver_core::pns::Game;
+    let (store, moves) = store_knowing_the_root_alone();
+    let c = Coordinator::open(store, CoordinatorConfig::default()).expect("open");
+    let waiting = submit_to(&c, 8, 2_000);
+    assert!(running(&c.problem(&waiting).expect("problem")), "it waits");
+    let other = submit_to(&c, 9, 2_000);
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    assert_eq!(job.problem_id, other);
+    // A winning first move of the waiting problem, keyed as a worker's search keys it.
+    let cols = Cols::try_from(8u32).expect("width");
+    let mut root =
+        SevenGame::new(Position::empty(cols, Side::Maker), Rules::new(cols, &[])).expect("game");
+    assert_eq!(root.simplify(), None);
+    let (cell, mut child) = root
+        .children()
+        .into_iter()
+        .find(|(cell, _)| cell.name() == moves[0])
+        .expect("a move of the root");
+    assert_eq!(child.simplify(), None);
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: job.job_id.clone(),
+        error: "stopped".into(),
+        solved: vec![v1::SolvedPosition {
+            position: solver_proto::convert::seven::pack_key(&child.key()),
+            maker_wins: true,
+        }],
+        ..Default::default()
+    })
+    .expect("report");
+    assert_maker_wins_with(&c, &waiting, &moves);
+    // The move and its mirror image (the table keys a position and its mirror image alike).
+    let named = c.result(&waiting).expect("solved").winning_moves;
+    assert!(named.contains(&cell.name()), "{named:?}");
+    assert_eq!(c.name_winning_moves().expect("none waits"), 0);
+}
+
 /// Submits the empty board 8 wide, Breaker to move (an AND root, which one solved child does
 /// not decide when Maker wins it), with 2,000-node jobs, straight to `c`; returns its id.
 fn submit_breaker_first(c: &Coordinator) -> String {

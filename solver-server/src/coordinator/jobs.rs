@@ -385,6 +385,17 @@ impl Coordinator {
         }
         let mut ids: Vec<u64> = touched;
         ids.extend(target.map(|(p, _)| p));
+        // A problem waiting for the search of its winning moves ends as soon as a value names
+        // one (`problems::finish`), also one of a position outside its DAG (a root solved
+        // inside one job has no children there); restarted, it would find them in `tt`.
+        if !r.facts.is_empty() {
+            ids.extend(
+                st.problems
+                    .iter()
+                    .filter(|(_, ps)| ps.awaiting_moves && ps.running())
+                    .map(|(&id, _)| id),
+            );
+        }
         ids.sort_unstable();
         ids.dedup();
         for id in ids {

@@ -292,11 +292,7 @@ impl Coordinator {
             .get_mut(&id)
             .ok_or_else(|| Error::NotFound(format!("problem {id}")))?;
         if ps.running() {
-            if let Some((searched, stop)) = &st.moves_search
-                && *searched == id
-            {
-                stop.store(true, Ordering::Relaxed);
-            }
+            stop_moves_search_of(&st, id);
             let mut batch = Batch::new();
             end(&mut st, id, v1::ProblemStatus::Cancelled, None, &mut batch);
             self.write(batch)?;
@@ -322,7 +318,8 @@ impl Coordinator {
 /// Solves problem `id` with `value`: names the winning first moves, ends the problem and
 /// writes it to `batch`. Where no known value names a winning move, the problem stays running
 /// (its DAG's root solved, so nothing is leased) and waits for a search of them outside the
-/// lock ([`Coordinator::name_winning_moves`]), which ends it.
+/// lock ([`Coordinator::name_winning_moves`]), which ends it, unless a later report's values
+/// name a winning move first.
 pub(super) fn finish(
     st: &mut State,
     store: &dyn Store,
@@ -335,11 +332,13 @@ pub(super) fn finish(
         .problems
         .get_mut(&id)
         .expect("the caller found the problem");
-    // Waiting already: a late report brought progress and solved nodes to store.
+    // Also for a problem waiting already: a late report may name a winning move (restarted,
+    // the server would find it in `tt`), else it brings progress and solved nodes to store.
+    if let Some(moves) = named_moves(ps, store, value, facts)? {
+        stop_moves_search_of(st, id);
+        return complete(st, id, value, moves, batch);
+    }
     if !ps.awaiting_moves {
-        if let Some(moves) = named_moves(ps, store, value, facts)? {
-            return complete(st, id, value, moves, batch);
-        }
         ps.awaiting_moves = true;
         let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
         let search = MovesSearch {
@@ -360,6 +359,16 @@ pub(super) fn finish(
     ps.persist(id, batch);
     ps.notify();
     Ok(())
+}
+
+/// Stops the search of problem `id`'s winning moves if it is the one under way (its problem
+/// ends otherwise: [`Coordinator::name_winning_moves`] then goes on with the next).
+fn stop_moves_search_of(st: &State, id: u64) {
+    if let Some((searched, stop)) = &st.moves_search
+        && *searched == id
+    {
+        stop.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Ends the live leases of problem `id` (their reports still count as facts).

@@ -161,12 +161,48 @@ pub fn server_error(status: tonic::Status) -> anyhow::Error {
 
 #[cfg(test)]
 mod tests {
-    use clap::CommandFactory;
+    use clap::{CommandFactory, Parser};
 
     /// clap's own checks of the grammar (duplicate names, requirements naming no argument),
     /// which otherwise run only when a command is parsed in a debug build.
     #[test]
     fn the_command_line_is_consistent() {
         super::Cli::command().debug_assert();
+    }
+
+    /// A command without its input is an error of the grammar: clap's message, then the
+    /// usage line and the pointer to `--help` (README, exit code 2).
+    #[test]
+    fn a_command_without_its_input_is_a_grammar_error() {
+        let commands: [&[&str]; 7] = [
+            &["hex", "check"],
+            &["hex", "solve", "--to-move", "W"],
+            &["renju", "check"],
+            &["renju", "check", "--board", "...", "--color", "white"],
+            &["renju", "map", "--json"],
+            &["havannah", "check"],
+            &[
+                "havannah",
+                "check",
+                "--board-file",
+                "b.txt",
+                "--player",
+                "1",
+            ],
+        ];
+        for args in commands {
+            let argv = std::iter::once(&"solver").chain(args);
+            let e = super::Cli::try_parse_from(argv).expect_err("no input");
+            assert_eq!(
+                e.kind(),
+                clap::error::ErrorKind::MissingRequiredArgument,
+                "{args:?}"
+            );
+            let text = e.to_string();
+            assert!(
+                text.contains("Usage: solver ") && text.contains("--help"),
+                "{text}"
+            );
+        }
     }
 }

@@ -38,6 +38,7 @@ pub enum Command {
 
 /// Arguments of `solver havannah check`.
 #[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("input").required(true).args(["jsonl", "board_file"])))]
 pub struct CheckArgs {
     /// JSON-lines file of queries.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["board_file", "mv", "player"])]

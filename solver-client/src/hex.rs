@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use clap::{Args, Subcommand};
+use clap::{ArgGroup, Args, Subcommand};
 use serde_json::{Value, json};
 use solver_core::games::hex::{self, Board};
 use solver_proto::convert::hex as conv;
@@ -29,6 +29,7 @@ pub enum Command {
     /// Which side has joined its two sides, with a winning chain. One JSON answer per
     /// `--jsonl` line (`connected`: "B" | "W" | null, `chain`, and the input's `id`), or the
     /// board drawn with the chain marked.
+    #[command(group(ArgGroup::new("input").required(true).args(["jsonl", "rows", "empty"])))]
     Check {
         /// JSON lines with `board` (n strings) and optionally `n`.
         #[arg(long, conflicts_with_all = ["rows", "empty"])]
@@ -45,6 +46,7 @@ pub enum Command {
     /// with `--all-moves` every winning move. One JSON answer per `--jsonl` line (`status`,
     /// `winner`, `winning_move`, `winning_moves`, `carrier`, `nodes`, `time_ms`, `id`), or the
     /// board drawn with the winning moves marked `*`.
+    #[command(group(ArgGroup::new("input").required(true).args(["jsonl", "rows", "empty"])))]
     Solve {
         /// JSON lines with `board` (n strings), `to_move` ("B" | "W") and optionally `n`.
         #[arg(long, conflicts_with_all = ["rows", "empty", "to_move"])]
@@ -90,7 +92,6 @@ impl BoardArgs {
                 n,
                 rows: vec![".".repeat(n as usize); n as usize],
             }),
-            None if self.rows.is_empty() => Err(usage("give the rows, --empty N, or --jsonl FILE")),
             None => Ok(HexBoard {
                 n: 0,
                 rows: self.rows.clone(),

@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::Subcommand;
+use clap::{ArgGroup, Subcommand};
 use serde_json::{Value, json};
 use solver_core::games::renju::{Kind, Point, SIZE};
 use solver_proto::convert::renju as conv;
@@ -28,6 +28,8 @@ pub enum Command {
     /// Is a move a win, and is it forbidden for Black? One JSON answer per `--jsonl` line
     /// (`win`, `forbidden`, `result`, `shape_flags`, `fours`, `threes`, `longest_line`,
     /// `move`, and the input's `id`), or a text verdict for one `--board` / `--move`.
+    #[command(group(ArgGroup::new("input").required(true).args(["jsonl", "board", "board_file"])))]
+    #[command(group(ArgGroup::new("one_board").args(["board", "board_file"]).requires("move_")))]
     Check {
         /// JSON lines with `board` (15 strings), `color` ("black"|"white") and `move`
         /// (`{"row", "col"}` 0-based from the top-left, or a name like "H8").
@@ -39,7 +41,7 @@ pub enum Command {
         #[arg(long, default_value = "black")]
         color: String,
         /// The move as a name like H8, or row,col (0-based, row 0 = top).
-        #[arg(long = "move", id = "move_")]
+        #[arg(long = "move", id = "move_", value_name = "MOVE")]
         move_: Option<String>,
         #[command(flatten)]
         remote: crate::problems::Remote,
@@ -49,6 +51,7 @@ pub enum Command {
     },
     /// Every black forbidden point (with its kind), black five point and white winning point
     /// of a board: the board printed with the points marked, or JSON.
+    #[command(group(ArgGroup::new("input").required(true).args(["jsonl", "board", "board_file"])))]
     Map {
         /// JSON lines with `board`; one JSON map per line (the input's `id` echoed).
         #[arg(long, conflicts_with_all = ["board", "board_file"])]
@@ -410,23 +413,30 @@ fn print_map(rows: &[String], m: &RenjuForbiddenMapResponse) {
     out!("{text}");
     outln!("marks: 3 double-three, 4 double-four, 6 overline (forbidden for Black);");
     outln!("       5 Black makes five; w White makes five (where Black has no mark)");
-    let names = |v: &mut dyn Iterator<Item = String>| v.collect::<Vec<_>>().join(" ");
-    outln!(
-        "black forbidden ({}): {}",
-        m.black_forbidden.len(),
-        names(&mut m.black_forbidden.iter().map(|f| {
-            let p = f.point.clone().unwrap_or_default();
-            format!("{}={}", p.name, label(f.kind))
-        }))
+    // "label (count): a b c", without a trailing space when there is none.
+    let line = |label: &str, items: Vec<String>| {
+        outln!(
+            "{label} ({}):{}",
+            items.len(),
+            items.iter().map(|s| format!(" {s}")).collect::<String>()
+        );
+    };
+    line(
+        "black forbidden",
+        m.black_forbidden
+            .iter()
+            .map(|f| {
+                let p = f.point.clone().unwrap_or_default();
+                format!("{}={}", p.name, label(f.kind))
+            })
+            .collect(),
     );
-    outln!(
-        "black fives ({}): {}",
-        m.black_five_points.len(),
-        names(&mut m.black_five_points.iter().map(|p| p.name.clone()))
+    line(
+        "black fives",
+        m.black_five_points.iter().map(|p| p.name.clone()).collect(),
     );
-    outln!(
-        "white wins ({}): {}",
-        m.white_win_points.len(),
-        names(&mut m.white_win_points.iter().map(|p| p.name.clone()))
+    line(
+        "white wins",
+        m.white_win_points.iter().map(|p| p.name.clone()).collect(),
     );
 }

@@ -95,8 +95,8 @@ pub struct SolveArgs {
     /// Implies --direct.
     #[arg(long)]
     pub all_moves: bool,
-    /// Solve one position per line of this file (fields n, board, to_move, optional id) and
-    /// print one JSON result per line. Implies --direct.
+    /// Solve one position per line of this file (fields board, to_move, and optionally n and
+    /// id) and print one JSON result per line. Implies --direct.
     #[arg(long, conflicts_with_all = ["cols", "board", "to_move"])]
     pub jsonl: Option<std::path::PathBuf>,
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.

@@ -1563,6 +1563,83 @@ async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
     assert_eq!(c.name_winning_moves().expect("none waits"), 0);
 }
 
+/// Every position of the test data's positions.jsonl (139 of n = 4 to 12, each checked by two
+/// or three solvers, its `checked_by`), submitted at once twice, with every technique and without
+/// threat-space, dominated-squares and mirror-tt (bigger searches, exact keys), with jobs of
+/// 1,000 nodes (ten of the problems grow a DAG over several jobs, one over about 350, and the
+/// problems of one width share their solved values), and solved by the worker's job function,
+/// gets the data's winner; the winning moves it names are among the data's value-preserving
+/// moves where the data lists them.
+#[test]
+fn the_test_data_positions_solved_through_jobs_get_their_winners() {
+    // `shared/` beside the repository root, found at run time (as solver-core's tests do).
+    let package = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let path = format!("{package}/../../shared/testdata/seven-in-a-row/positions.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let records: Vec<serde_json::Value> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).expect("a JSON record"))
+        .collect();
+    assert_eq!(records.len(), 139);
+    let c =
+        Coordinator::open(Arc::new(MemStore::new()), CoordinatorConfig::default()).expect("open");
+    let disabled: [&[&str]; 2] = [&[], &["threat-space", "dominated-squares", "mirror-tt"]];
+    let mut problems = Vec::new();
+    for off in disabled {
+        for rec in &records {
+            let rows: Vec<&str> = rec["board"]
+                .as_array()
+                .expect("board")
+                .iter()
+                .map(|r| r.as_str().expect("row"))
+                .collect();
+            let mut spec = spec(&rows, rec["to_move"] == "maker", 1_000);
+            spec.disabled_techniques = off.iter().map(|t| t.to_string()).collect();
+            problems.push((rec, off, submit_spec(&c, spec)));
+        }
+    }
+    let ctx = JobContext::new(64, 1);
+    let deadline = Instant::now() + Duration::from_secs(600);
+    while problems
+        .iter()
+        .any(|(_, _, id)| running(&c.problem(id).expect("problem")))
+    {
+        assert!(Instant::now() < deadline, "not solved in time");
+        let leased = lease_from(&c, "w", 4, "");
+        if leased.is_empty() {
+            // Roots solved inside one job, their winning moves unnamed.
+            assert!(c.name_winning_moves().expect("search") > 0, "nothing to do");
+        }
+        for job in leased {
+            let mut r = run_job(&job, &ctx, Arc::default()).expect("the job runs");
+            r.worker = "w".into();
+            c.report(r).expect("report");
+        }
+    }
+    let mut grown = 0;
+    for (rec, off, id) in &problems {
+        let r = c.result(id).expect("solved");
+        grown += usize::from(r.progress.as_ref().is_some_and(|p| p.jobs_done > 1));
+        let want = if rec["winner"] == "maker" {
+            v1::Winner::Maker
+        } else {
+            v1::Winner::Breaker
+        };
+        assert_eq!(r.winner, want as i32, "{} without {off:?}", rec["id"]);
+        if let Some(moves) = rec["value_preserving_moves"].as_array() {
+            let moves: Vec<&str> = moves.iter().map(|m| m.as_str().expect("a cell")).collect();
+            assert!(
+                r.winning_moves.iter().all(|m| moves.contains(&m.as_str())),
+                "{} without {off:?}: {:?} against {moves:?}",
+                rec["id"],
+                r.winning_moves
+            );
+        }
+    }
+    assert!(grown >= 10, "{grown} problems grew a DAG over several jobs");
+}
+
 /// Submits the empty board 8 wide, Breaker to move (an AND root, which one solved child does
 /// not decide when Maker wins it), with 2,000-node jobs, straight to `c`; returns its id.
 fn submit_breaker_first(c: &Coordinator) -> String {

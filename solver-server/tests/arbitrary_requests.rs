@@ -384,6 +384,10 @@ enum Call {
     },
     /// Time passes, in ms; past a lease's length the leases expire.
     Expire(u64),
+    /// The searches of the winning moves of the solved problems waiting for them.
+    NameWinningMoves,
+    /// The coordinator reopened on its store (a restart).
+    Reopen,
 }
 
 fn call() -> impl Strategy<Value = Call> {
@@ -400,7 +404,8 @@ fn call() -> impl Strategy<Value = Call> {
             prop_oneof![4 => Just(vec![]), 1 => prop::collection::vec(technique, 0..3)],
             prop_oneof![
                 10 => Just(0u64),
-                10 => 1_000u64..=100_000,
+                // Small: a search of winning moves takes four budgets per search.
+                10 => 1_000u64..=4_000,
                 1 => Just(999u64),
                 1 => Just(100_000_001u64),
                 1 => any::<u64>(),
@@ -456,6 +461,8 @@ fn call() -> impl Strategy<Value = Call> {
         1 => (text(), prop::collection::vec(text(), 0..3))
             .prop_map(|(worker, jobs)| Call::Abandon { worker, jobs }),
         1 => prop_oneof![Just(0u64), 1u64..=120_000].prop_map(Call::Expire),
+        1 => Just(Call::NameWinningMoves),
+        1 => Just(Call::Reopen),
     ]
 }
 
@@ -531,24 +538,39 @@ fn packed_bytes(p: &Packed, leaf: &[u8]) -> Vec<u8> {
     }
 }
 
-/// The request's fields, for the check that an error names one of them.
-fn call_fields(call: &Call) -> &'static [&'static str] {
-    match call {
-        Call::Submit { .. } => &["request_id", "spec"],
-        Call::Get(_) | Call::Cancel(_) | Call::Result(_) => &["problem_id"],
-        Call::List { .. } => &["page_size", "page_token"],
-        Call::Lease { .. } => &["worker", "max_jobs", "slot", "request_id"],
-        Call::Heartbeat { .. } | Call::Abandon { .. } => &["worker", "job_ids"],
-        Call::Report { .. } => &[
-            "worker",
-            "job_id",
-            "maker_wins",
-            "children",
-            "solved",
-            "nodes",
-            "error",
-        ],
-        Call::Expire(_) => &[],
+/// Whether `e` is an error `call`'s RPC documents (proto/README.md), an `INVALID_ARGUMENT`
+/// naming one of the request's fields.
+fn documented(call: &Call, e: &Error) -> bool {
+    let (fields, others): (&[&str], fn(&Error) -> bool) = match call {
+        Call::Submit { .. } => (&["request_id", "spec"], |e| {
+            matches!(e, Error::AlreadyExists(_))
+        }),
+        Call::Get(_) | Call::Cancel(_) => (&["problem_id"], |e| matches!(e, Error::NotFound(_))),
+        Call::Result(_) => (&["problem_id"], |e| {
+            matches!(e, Error::NotFound(_) | Error::FailedPrecondition(_))
+        }),
+        Call::List { .. } => (&["page_size", "page_token"], |_| false),
+        Call::Lease { .. } => (&["worker", "max_jobs", "slot", "request_id"], |_| false),
+        Call::Heartbeat { .. } | Call::Abandon { .. } => (&["worker", "job_ids"], |e| {
+            matches!(e, Error::FailedPrecondition(_))
+        }),
+        Call::Report { .. } => (
+            &[
+                "worker",
+                "job_id",
+                "maker_wins",
+                "children",
+                "solved",
+                "nodes",
+                "error",
+            ],
+            |e| matches!(e, Error::NotFound(_) | Error::FailedPrecondition(_)),
+        ),
+        Call::Expire(_) | Call::NameWinningMoves | Call::Reopen => (&[], |_| false),
+    };
+    match e {
+        Error::InvalidArgument(_) => names_a_field(&e.to_string(), fields),
+        e => others(e),
     }
 }
 
@@ -693,6 +715,8 @@ fn make(
             *now += Duration::from_millis(*ms);
             c.expire(*now).err()
         }
+        Call::NameWinningMoves => c.name_winning_moves().err(),
+        Call::Reopen => unreachable!("the test reopens the coordinator itself"),
     }
 }
 
@@ -729,39 +753,42 @@ fn all_problems(c: &Coordinator) -> Vec<v1::Problem> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
-    /// Any sequence of calls, well-formed or not, from workers that may lie: every error is
-    /// one the calls document, an `INVALID_ARGUMENT` names a field, and the coordinator
-    /// reopened on its store holds the problems as they were.
+    /// Any sequence of calls, well-formed or not, from workers that may lie, with restarts:
+    /// every error is one its RPC documents, an `INVALID_ARGUMENT` names a field, and the
+    /// coordinator reopened on its store holds the problems as they were.
     #[test]
     fn the_coordinator_survives_arbitrary_calls(calls in prop::collection::vec(call(), 1..60)) {
         let store = Arc::new(MemStore::new());
-        let config = || CoordinatorConfig {
-            lease: Duration::from_secs(60),
-            ..CoordinatorConfig::default()
+        let open = || {
+            let config = CoordinatorConfig {
+                lease: Duration::from_secs(60),
+                default_job_budget: 1_000,
+                moves_search_bytes: 64 << 20,
+                ..CoordinatorConfig::default()
+            };
+            Coordinator::open(store.clone(), config).expect("open")
         };
-        let c = Coordinator::open(store.clone(), config()).expect("open");
+        let mut c = open();
         let mut known = Known::default();
         let mut now = tokio::time::Instant::now();
+        let reopened = |c: Coordinator| -> Result<Coordinator, TestCaseError> {
+            let before: Vec<_> = all_problems(&c).iter().map(kept).collect();
+            drop(c);
+            let c = open();
+            let after: Vec<_> = all_problems(&c).iter().map(kept).collect();
+            prop_assert_eq!(before, after);
+            Ok(c)
+        };
         for call in &calls {
-            let Some(e) = make(&c, &mut known, &mut now, call) else {
+            if let Call::Reopen = call {
+                c = reopened(c)?;
                 continue;
-            };
-            match &e {
-                Error::Internal(_) | Error::Unavailable(_) => {
-                    prop_assert!(false, "{:?}: {}", call, e);
-                }
-                Error::InvalidArgument(w) => {
-                    let fields = call_fields(call);
-                    prop_assert!(names_a_field(&e.to_string(), fields), "{:?}: {}", call, w);
-                }
-                Error::NotFound(_) | Error::FailedPrecondition(_) | Error::AlreadyExists(_) => {}
+            }
+            if let Some(e) = make(&c, &mut known, &mut now, call) {
+                prop_assert!(documented(call, &e), "{:?}: {}", call, e);
             }
         }
-        let before: Vec<_> = all_problems(&c).iter().map(kept).collect();
-        drop(c);
-        let c = Coordinator::open(store, config()).expect("reopen");
-        let after: Vec<_> = all_problems(&c).iter().map(kept).collect();
-        prop_assert_eq!(before, after);
+        reopened(c)?;
     }
 }
 

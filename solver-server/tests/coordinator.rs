@@ -1140,29 +1140,59 @@ fn know_the_empty_board(store: &MemStore, cols: u32) {
         .expect("put");
 }
 
-/// Cancelling a problem whose winning moves are being searched stops that search (of the
-/// empty 13-wide board: about 3 M nodes, 15 s or more, otherwise), and the next problem
-/// waiting for its moves is searched.
+/// Cancelling a problem whose winning moves are being searched stops that search.
 #[tokio::test]
 async fn cancelling_a_problem_stops_the_search_of_its_moves() {
+    ending_a_problem_stops_the_search_of_its_moves(|c, long, _| {
+        let p = c.cancel(long).expect("cancel");
+        assert_eq!(p.status, v1::ProblemStatus::Cancelled as i32);
+    })
+    .await;
+}
+
+/// A value naming a winning move ends a problem whose moves are being searched at that moment,
+/// with the named move, and stops the search. (The value is a report's claim, which the
+/// coordinator trusts as it trusts every worker.)
+#[tokio::test]
+async fn a_value_naming_a_move_stops_the_search_under_way() {
+    ending_a_problem_stops_the_search_of_its_moves(|c, long, job| {
+        let want = report_maker_wins_after(c, job, 13, "a1");
+        let mut named = c.result(long).expect("solved").winning_moves;
+        named.sort();
+        assert_eq!(named, want);
+    })
+    .await;
+}
+
+/// `end` (given the coordinator, the problem and a job of another problem to report with)
+/// ends a problem whose winning moves are being searched: that search (of the empty 13-wide
+/// board: about 3 M nodes, 8 s or more, otherwise) stops, and the next problem waiting for its
+/// moves is searched.
+async fn ending_a_problem_stops_the_search_of_its_moves(
+    end: impl FnOnce(&Coordinator, &str, &v1::Job),
+) {
     let store = Arc::new(MemStore::new());
     know_the_empty_board(&store, 13);
     know_the_empty_board(&store, 8);
     let c = Arc::new(Coordinator::open(store, CoordinatorConfig::default()).expect("open"));
     let long = submit_to(&c, 13, 1_000_000);
     let short = submit_to(&c, 8, 2_000);
+    let other = submit_to(&c, 9, 2_000);
+    let job = lease_from(&c, "w", 1, "").remove(0);
+    assert_eq!(job.problem_id, other);
     let searcher = {
         let c = Arc::clone(&c);
         std::thread::spawn(move || c.name_winning_moves())
     };
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let p = c.cancel(&long).expect("cancel");
-    assert_eq!(p.status, v1::ProblemStatus::Cancelled as i32);
+    end(&c, &long, &job);
+    // Stopped, the search ends within milliseconds; the next one, of the 8-wide board, takes
+    // well under a second.
     let start = Instant::now();
     while !searcher.is_finished() {
         assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the search of the cancelled problem's moves goes on"
+            start.elapsed() < Duration::from_secs(4),
+            "the search of the ended problem's moves goes on"
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -1525,8 +1555,6 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
 /// restart would end it, finding the value in the table of solved positions.
 #[tokio::test]
 async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
-    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side};
-    use solver_core::pns::Game;
     let (store, moves) = store_knowing_the_root_alone();
     let c = Coordinator::open(store, CoordinatorConfig::default()).expect("open");
     let waiting = submit_to(&c, 8, 2_000);
@@ -1534,15 +1562,29 @@ async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
     let other = submit_to(&c, 9, 2_000);
     let job = lease_from(&c, "w", 1, "").remove(0);
     assert_eq!(job.problem_id, other);
-    // A winning first move of the waiting problem, keyed as a worker's search keys it.
-    let cols = Cols::try_from(8u32).expect("width");
+    let want = report_maker_wins_after(&c, &job, 8, &moves[0]);
+    assert_maker_wins_with(&c, &waiting, &moves);
+    let mut named = c.result(&waiting).expect("solved").winning_moves;
+    named.sort();
+    assert_eq!(named, want);
+    assert_eq!(c.name_winning_moves().expect("none waits"), 0);
+}
+
+/// Reports, as worker `w`'s failed `job`, that Maker wins after Maker's first move `cell` on
+/// the empty board `cols` wide (the position keyed as a worker's search keys it), and returns
+/// the winning moves that names, sorted: the move and its mirror image (the table keys a
+/// position and its mirror image alike).
+fn report_maker_wins_after(c: &Coordinator, job: &v1::Job, cols: u8, cell: &str) -> Vec<String> {
+    use solver_core::games::seven::{Cols, Position, Rules, SevenGame, Side};
+    use solver_core::pns::Game;
+    let width = Cols::try_from(u32::from(cols)).expect("width");
     let mut root =
-        SevenGame::new(Position::empty(cols, Side::Maker), Rules::new(cols, &[])).expect("game");
+        SevenGame::new(Position::empty(width, Side::Maker), Rules::new(width, &[])).expect("game");
     assert_eq!(root.simplify(), None);
-    let (cell, mut child) = root
+    let (_, mut child) = root
         .children()
         .into_iter()
-        .find(|(cell, _)| cell.name() == moves[0])
+        .find(|(c, _)| c.name() == cell)
         .expect("a move of the root");
     assert_eq!(child.simplify(), None);
     c.report(v1::ReportRequest {
@@ -1556,11 +1598,12 @@ async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
         ..Default::default()
     })
     .expect("report");
-    assert_maker_wins_with(&c, &waiting, &moves);
-    // The move and its mirror image (the table keys a position and its mirror image alike).
-    let named = c.result(&waiting).expect("solved").winning_moves;
-    assert!(named.contains(&cell.name()), "{named:?}");
-    assert_eq!(c.name_winning_moves().expect("none waits"), 0);
+    let column = cell.as_bytes()[0] - b'a';
+    let mirror = format!("{}{}", char::from(b'a' + cols - 1 - column), &cell[1..]);
+    let mut moves = vec![cell.to_string(), mirror];
+    moves.sort();
+    moves.dedup();
+    moves
 }
 
 /// Every position of the test data's positions.jsonl (139 of n = 4 to 12, each checked by two
@@ -1568,8 +1611,8 @@ async fn a_report_naming_a_winning_move_ends_a_problem_waiting_for_its_moves() {
 /// threat-space, dominated-squares and mirror-tt (bigger searches, exact keys), with jobs of
 /// 1,000 nodes (ten of the problems grow a DAG over several jobs, one over about 350, and the
 /// problems of one width share their solved values), and solved by the worker's job function,
-/// gets the data's winner; the winning moves it names are among the data's value-preserving
-/// moves where the data lists them.
+/// gets the data's winner, with winning moves named where the side to move wins, and those
+/// among the data's value-preserving moves where the data lists them.
 #[test]
 fn the_test_data_positions_solved_through_jobs_get_their_winners() {
     // `shared/` beside the repository root, found at run time (as solver-core's tests do).
@@ -1627,6 +1670,12 @@ fn the_test_data_positions_solved_through_jobs_get_their_winners() {
             v1::Winner::Breaker
         };
         assert_eq!(r.winner, want as i32, "{} without {off:?}", rec["id"]);
+        assert_eq!(
+            !r.winning_moves.is_empty(),
+            rec["winner"] == rec["to_move"],
+            "{} without {off:?}: the side to move's winning moves are named",
+            rec["id"]
+        );
         if let Some(moves) = rec["value_preserving_moves"].as_array() {
             let moves: Vec<&str> = moves.iter().map(|m| m.as_str().expect("a cell")).collect();
             assert!(

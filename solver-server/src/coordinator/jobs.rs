@@ -241,7 +241,7 @@ impl Coordinator {
             st.cursor = id + 1;
             jobs.push(job);
         }
-        self.write(batch)?;
+        self.write(st, batch)?;
         if !again {
             metrics::counter!("solver_jobs_leased_total").increment(jobs.len() as u64);
             if !jobs.is_empty() && !req.request_id.is_empty() && searcher != 0 {
@@ -385,23 +385,12 @@ impl Coordinator {
         }
         let mut ids: Vec<u64> = touched;
         ids.extend(target.map(|(p, _)| p));
-        // A problem waiting for the search of its winning moves ends as soon as a value names
-        // one (`problems::finish`), also one of a position outside its DAG (a root solved
-        // inside one job has no children there); restarted, it would find them in `tt`.
-        if !r.facts.is_empty() {
-            ids.extend(
-                st.problems
-                    .iter()
-                    .filter(|(_, ps)| ps.awaiting_moves && ps.running())
-                    .map(|(&id, _)| id),
-            );
-        }
         ids.sort_unstable();
         ids.dedup();
         for id in ids {
             self.settle(&mut st, id, &mut batch, &r.facts)?;
         }
-        self.write(batch)?;
+        self.write(&mut st, batch)?;
         self.wake_moves(&st);
         metrics::counter!("solver_reports_total", "applied" => applied.to_string()).increment(1);
         if !req.error.is_empty() {
@@ -601,7 +590,7 @@ impl Coordinator {
         for id in problems {
             self.settle(&mut st, id, &mut batch, &[])?;
         }
-        self.write(batch)?;
+        self.write(&mut st, batch)?;
         metrics::counter!("solver_leases_expired_total").increment(due.len() as u64);
         drop(st);
         if !due.is_empty() {

@@ -183,8 +183,15 @@ struct State {
     /// Solved problems waiting for a search of their winning first moves, oldest first
     /// ([`Coordinator::name_winning_moves`]).
     moves_wanted: VecDeque<problems::MovesSearch>,
+    /// The running problems whose root is solved and whose winning first moves no known value
+    /// names: for each, the root's moves no value decides yet, by cell name, with the key of
+    /// the position each makes in `tt`. They wait for a search of their moves (in
+    /// `moves_wanted`, or under way), or for a value in `tt` that names one
+    /// ([`problems::end_waiting`]).
+    waiting: BTreeMap<u64, Vec<(String, Vec<u8>)>>,
     /// The problem whose winning moves are being searched, and the flag that stops that search
-    /// (set when the problem is cancelled, or by [`Coordinator::stop_moves_search`]).
+    /// (set when the problem ends meanwhile: cancelled, or its moves named by a value in `tt`;
+    /// or by [`Coordinator::stop_moves_search`]).
     moves_search: Option<(u64, Arc<AtomicBool>)>,
     /// No more searches of winning moves in this run ([`Coordinator::stop_moves_search`]).
     moves_stopped: bool,
@@ -234,8 +241,6 @@ struct ProblemState {
     started: Instant,
     /// Ticks on every change, for watchers, with whether the problem has finished.
     changed: watch::Sender<bool>,
-    /// Solved, and waiting in `State::moves_wanted` for its winning first moves.
-    awaiting_moves: bool,
 }
 
 impl ProblemState {
@@ -395,7 +400,7 @@ impl Coordinator {
         for (id, v) in done {
             problems::finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
         }
-        self.write(batch)?;
+        self.write(&mut st, batch)?;
         self.wake_moves(&st);
         Ok(())
     }
@@ -414,13 +419,14 @@ impl Coordinator {
     }
 
     /// Searches the winning first moves of every solved problem waiting for them, one at a
-    /// time and outside the lock (four job budgets of nodes per search, with a search per open
+    /// time and outside the lock (four job budgets of nodes per search, the problem's or the
+    /// server's default (`--job-node-budget`) if that is larger, with a search per open
     /// move when the first names none: seconds to minutes; see `MovesSearch::run`),
     /// and ends each problem that is still running with its result. After
     /// [`Coordinator::stop_moves_search`] the search under way stops and its problem, like
-    /// every one still waiting, waits for the next server run; the search of a problem
-    /// cancelled meanwhile stops, and the next waiting problem's follows. Returns the problems
-    /// ended.
+    /// every one still waiting, waits for the next server run; the search of a problem that
+    /// ended meanwhile (cancelled, or its moves named by a value stored in `tt`) stops, and the
+    /// next waiting problem's follows. Returns the problems ended.
     ///
     /// # Errors
     /// `UNAVAILABLE` after a failure ([`Coordinator::failure`]); `INTERNAL` when the store
@@ -448,7 +454,12 @@ impl Coordinator {
                 st.moves_search = Some((search.id, Arc::clone(&stop)));
                 (search, stop)
             };
-            let budget = self.config.job_budget(search.job_node_budget);
+            // The problem's job budget, but at least the server's: a problem of small jobs
+            // still gets a search that finds its moves.
+            let budget = self
+                .config
+                .job_budget(search.job_node_budget)
+                .max(self.config.default_job_budget);
             let moves = match catch_unwind(AssertUnwindSafe(|| {
                 search.run(budget, self.config.moves_search_bytes, &stop)
             })) {
@@ -474,7 +485,7 @@ impl Coordinator {
                 problems::complete(&mut st, search.id, search.value, moves, &mut batch)?;
                 ended += 1;
             }
-            self.write(batch)?;
+            self.write(&mut st, batch)?;
         }
     }
 
@@ -522,8 +533,10 @@ impl Coordinator {
         Ok(st)
     }
 
-    /// Writes `batch` (with the state locked).
-    fn write(&self, batch: Batch) -> Result<(), Error> {
+    /// Writes `batch` (with the state locked), after ending the problems waiting for their
+    /// winning moves that a value it stores in `tt` names ([`problems::end_waiting`]).
+    fn write(&self, st: &mut State, mut batch: Batch) -> Result<(), Error> {
+        problems::end_waiting(st, &mut batch)?;
         if batch.is_empty() {
             return Ok(());
         }

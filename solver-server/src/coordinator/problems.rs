@@ -83,9 +83,15 @@ pub(super) fn tt_value(store: &dyn Store, key: &Key) -> Result<Option<Value>, St
 pub(super) fn put_tt(batch: &mut Batch, key: &Key, value: Value) {
     batch.put(
         ColumnFamily::Tt,
-        keys::seven_tt(&pack_key(&key.canonical())),
+        tt_key(key),
         vec![u8::from(value == Value::Proven)],
     );
+}
+
+/// The key of a position's value in `tt`: its mirror-canonical form's, so that a position and
+/// its mirror image share one entry.
+fn tt_key(key: &Key) -> Vec<u8> {
+    keys::seven_tt(&pack_key(&key.canonical()))
 }
 
 fn winner(value: Value) -> v1::Winner {
@@ -166,7 +172,6 @@ impl Coordinator {
             workers: Default::default(),
             elapsed_before_ms: 0,
             started: Instant::now(),
-            awaiting_moves: false,
             changed,
         };
         // A decided root is a solved one-node DAG until the problem ends (which may wait for
@@ -192,7 +197,7 @@ impl Coordinator {
         if let Some(v) = value {
             finish(&mut st, self.store.as_ref(), id, v, &mut batch, &[])?;
         }
-        self.write(batch)?;
+        self.write(&mut st, batch)?;
         self.wake_moves(&st);
         st.next_problem = id + 1;
         if !req.request_id.is_empty() {
@@ -295,7 +300,7 @@ impl Coordinator {
             stop_moves_search_of(&st, id);
             let mut batch = Batch::new();
             end(&mut st, id, v1::ProblemStatus::Cancelled, None, &mut batch);
-            self.write(batch)?;
+            self.write(&mut st, batch)?;
             info!(problem = id, "problem cancelled");
         }
         Ok(st.problems[&id].snapshot())
@@ -317,9 +322,9 @@ impl Coordinator {
 
 /// Solves problem `id` with `value`: names the winning first moves, ends the problem and
 /// writes it to `batch`. Where no known value names a winning move, the problem stays running
-/// (its DAG's root solved, so nothing is leased) and waits for a search of them outside the
-/// lock ([`Coordinator::name_winning_moves`]), which ends it, unless a later report's values
-/// name a winning move first.
+/// (its DAG's root solved, so nothing is leased) and waits (`State::waiting`) for a search of
+/// them outside the lock ([`Coordinator::name_winning_moves`]), which ends it, or for a value
+/// stored in `tt` that names one ([`end_waiting`]).
 pub(super) fn finish(
     st: &mut State,
     store: &dyn Store,
@@ -328,18 +333,15 @@ pub(super) fn finish(
     batch: &mut Batch,
     facts: &[(Key, Value)],
 ) -> Result<(), Error> {
-    let ps = st
-        .problems
-        .get_mut(&id)
-        .expect("the caller found the problem");
-    // Also for a problem waiting already: a late report may name a winning move (restarted,
-    // the server would find it in `tt`), else it brings progress and solved nodes to store.
-    if let Some(moves) = named_moves(ps, store, value, facts)? {
-        stop_moves_search_of(st, id);
-        return complete(st, id, value, moves, batch);
-    }
-    if !ps.awaiting_moves {
-        ps.awaiting_moves = true;
+    // Waiting already: a late report brought progress and solved nodes to store.
+    if !st.waiting.contains_key(&id) {
+        let ps = &st.problems[&id];
+        let open = match root_moves(ps, store, value, facts)? {
+            RootMoves::Named(moves) => return complete(st, id, value, moves, batch),
+            RootMoves::Open(open) => open,
+        };
+        st.waiting.insert(id, open);
+        let ps = &st.problems[&id];
         let spec = ps.problem.spec.as_ref().expect("every problem has a spec");
         let search = MovesSearch {
             id,
@@ -361,8 +363,45 @@ pub(super) fn finish(
     Ok(())
 }
 
-/// Stops the search of problem `id`'s winning moves if it is the one under way (its problem
-/// ends otherwise: [`Coordinator::name_winning_moves`] then goes on with the next).
+/// Ends the problems waiting for their winning moves (`State::waiting`) whose moves a value
+/// `batch` stores in `tt` names (a report's solved positions, or the values a finished
+/// problem leaves there), with those moves: as a restart would end them, finding the values
+/// in `tt` ([`Coordinator::open`]). The ends add values of their own to `batch`, which are
+/// looked at in turn.
+pub(super) fn end_waiting(st: &mut State, batch: &mut Batch) -> Result<(), Error> {
+    while !st.waiting.is_empty() {
+        // A later put of a key wins, as in the store.
+        let stored: rustc_hash::FxHashMap<&[u8], &[u8]> = batch.puts(ColumnFamily::Tt).collect();
+        if stored.is_empty() {
+            return Ok(());
+        }
+        let named: Vec<(u64, Value, Vec<String>)> = st
+            .waiting
+            .iter()
+            .filter_map(|(&id, open)| {
+                let mover = mover(&st.problems[&id]);
+                let wins = [u8::from(mover == Value::Proven)];
+                let moves: Vec<String> = open
+                    .iter()
+                    .filter(|(_, key)| stored.get(key.as_slice()) == Some(&&wins[..]))
+                    .map(|(cell, _)| cell.clone())
+                    .collect();
+                (!moves.is_empty()).then_some((id, mover, moves))
+            })
+            .collect();
+        if named.is_empty() {
+            return Ok(());
+        }
+        for (id, value, moves) in named {
+            complete(st, id, value, moves, batch)?;
+            stop_moves_search_of(st, id);
+        }
+    }
+    Ok(())
+}
+
+/// Stops the search of problem `id`'s winning moves if it is the one under way (the problem
+/// has ended: [`Coordinator::name_winning_moves`] goes on with the next).
 fn stop_moves_search_of(st: &State, id: u64) {
     if let Some((searched, stop)) = &st.moves_search
         && *searched == id
@@ -398,8 +437,8 @@ pub(super) struct MovesSearch {
 }
 
 impl MovesSearch {
-    /// The winning first moves, or `None` when `cancel` stopped the search (the problem then
-    /// waits for the next server run). [`solver_core::games::seven::solve`] searches the
+    /// The winning first moves, or `None` when `cancel` stopped the search (the problem has
+    /// ended, or waits for the next server run). [`solver_core::games::seven::solve`] searches the
     /// position, then, when its proof names no winning move, each open move in turn until one
     /// wins; each of those searches may create four times `job_budget` nodes and hold about
     /// `max_bytes` bytes ([`Limits::max_bytes`]; they run one after the other). An empty list
@@ -490,26 +529,40 @@ fn end(
     // So does a result, or a cancel.
     batch.make_durable();
     ps.notify();
+    st.waiting.remove(&id);
+}
+
+/// The side to move's winning first moves, or the moves no known value decides yet.
+enum RootMoves {
+    /// The winning moves by cell name (none when the side to move loses).
+    Named(Vec<String>),
+    /// No known value names a winning move: the moves no value decides, by cell name, with the
+    /// key of the position each makes in `tt`. They need a search ([`MovesSearch`]).
+    Open(Vec<(String, Vec<u8>)>),
+}
+
+/// The value of the problem's root when its side to move wins.
+fn mover(ps: &ProblemState) -> Value {
+    match ps.position.to_move() {
+        Side::Maker => Value::Proven,
+        Side::Breaker => Value::Disproven,
+    }
 }
 
 /// The winning first moves of the side to move when `value` says it wins (none when it
 /// loses): every empty cell whose resulting position simplifies to a win or is a win in the
 /// DAG, then in `facts` (solved positions of the report being applied, not yet in the store),
-/// then in the store's `tt`, each under the position's key or its mirror image's. `None` when
-/// the side to move wins but no known value names a move: they need a search
-/// ([`MovesSearch`]).
-fn named_moves(
+/// then in the store's `tt`, each under the position's key or its mirror image's; or, when no
+/// known value names one, the moves still open.
+fn root_moves(
     ps: &ProblemState,
     store: &dyn Store,
     value: Value,
     facts: &[(Key, Value)],
-) -> Result<Option<Vec<String>>, Error> {
-    let mover = match ps.position.to_move() {
-        Side::Maker => Value::Proven,
-        Side::Breaker => Value::Disproven,
-    };
+) -> Result<RootMoves, Error> {
+    let mover = mover(ps);
     if value != mover {
-        return Ok(Some(Vec::new()));
+        return Ok(RootMoves::Named(Vec::new()));
     }
     // A position and its mirror image have one value: a problem keying its positions exactly
     // (`--disable mirror-tt`) holds the two under two keys, of which one may be solved.
@@ -538,17 +591,23 @@ fn named_moves(
         Some(_) => Vec::new(),
         None => root.children(),
     };
-    let mut moves = Vec::new();
+    let (mut moves, mut open) = (Vec::new(), Vec::new());
     for (cell, mut game) in children {
         let v = match game.simplify() {
             Some(v) => Some(v),
             None => known(&game.key())?,
         };
-        if v == Some(mover) {
-            moves.push(cell.name());
+        match v {
+            Some(v) if v == mover => moves.push(cell.name()),
+            Some(_) => {}
+            None => open.push((cell.name(), tt_key(&game.key()))),
         }
     }
-    Ok((!moves.is_empty()).then_some(moves))
+    Ok(if moves.is_empty() {
+        RootMoves::Open(open)
+    } else {
+        RootMoves::Named(moves)
+    })
 }
 
 fn unix_ms() -> u64 {
@@ -602,7 +661,6 @@ pub(super) fn load(store: &dyn Store) -> Result<State, Error> {
             in_flight: 0,
             workers: Default::default(),
             started: Instant::now(),
-            awaiting_moves: false,
             changed: watch::channel(false).0,
         };
         if ps.running() {

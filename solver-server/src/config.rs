@@ -66,7 +66,9 @@ pub struct Config {
     #[arg(long, env = "SOLVER_MOVES_SEARCH_MB", default_value_t = DEFAULT_MOVES_SEARCH_MB, value_parser = clap::value_parser!(u64).range(64..=1 << 24))]
     pub moves_search_mb: u64,
 
-    /// Node budget of a job when a problem does not set its own (1000..=100000000).
+    /// Node budget of a job when a problem does not set its own (1000..=100000000). The
+    /// server's own search of a solved problem's winning first moves may create four times the
+    /// larger of this and the problem's budget (proto/README.md, "Life cycle").
     #[arg(long, env = "SOLVER_JOB_NODE_BUDGET", default_value_t = DEFAULT_JOB_BUDGET, value_parser = clap::value_parser!(u64).range(solver_proto::work::MIN_JOB_NODE_BUDGET..=solver_proto::work::MAX_JOB_NODE_BUDGET))]
     pub job_node_budget: u64,
 

@@ -161,16 +161,6 @@ impl Batch {
         });
     }
 
-    /// The puts of `cf` added so far, in order: (key, value).
-    pub fn puts(&self, cf: ColumnFamily) -> impl Iterator<Item = (&[u8], &[u8])> {
-        self.ops.iter().filter_map(move |op| match op {
-            BatchOp::Put { cf: c, key, value } if *c == cf => {
-                Some((key.as_slice(), value.as_slice()))
-            }
-            _ => None,
-        })
-    }
-
     /// Adds a delete of `key` in `cf`.
     pub fn delete(&mut self, cf: ColumnFamily, key: impl Into<Vec<u8>>) {
         self.ops.push(BatchOp::Delete {

@@ -1486,18 +1486,7 @@ async fn a_report_that_solves_a_root_with_no_move_known_ends_its_leases_and_is_s
     c.report(r).expect("report");
     let child = lease_from(&c, "w", 1, "").remove(0);
     assert_eq!(child.problem_id, a);
-    let b = submit_to(&c, 8, 2_000);
-    let b_root = lease_from(&c, "w", 4, "")
-        .into_iter()
-        .find(|j| j.problem_id == b)
-        .expect("b's root");
-    c.report(v1::ReportRequest {
-        worker: "w".into(),
-        job_id: b_root.job_id.clone(),
-        maker_wins: Some(true),
-        ..Default::default()
-    })
-    .expect("report");
+    let b = solve_a_twin_inside_one_job(&c, 8);
     for id in [&a, &b] {
         let p = c.problem(id).expect("problem");
         assert!(running(&p), "{id} waits for its moves");
@@ -1687,6 +1676,106 @@ fn the_test_data_positions_solved_through_jobs_get_their_winners() {
         }
     }
     assert!(grown >= 10, "{grown} problems grew a DAG over several jobs");
+}
+
+/// A waiting problem whose own DAG comes to prove one of its moves ends with that move: here
+/// problem a's root (the empty 10-wide board) and one of its moves are expanded by jobs,
+/// problem b (the same position) solves the root inside one job (a Maker win), and a report's values (claims, trusted as every worker's
+/// are) then solve every position below that move; a restart would name it from the DAG too.
+/// So do values another problem leaves in `tt` when it ends: problem c waits for its moves
+/// until a problem of the position after one of them is solved.
+#[tokio::test]
+async fn a_move_its_dag_proves_or_another_problem_solves_ends_a_waiting_problem() {
+    let store = Arc::new(MemStore::new());
+    let c = Coordinator::open(store.clone(), CoordinatorConfig::default()).expect("open");
+    let ctx = JobContext::new(64, 1);
+    let run = |job: &v1::Job| {
+        let mut r = run_job(job, &ctx, Arc::default()).expect("runs");
+        r.worker = "w".into();
+        r
+    };
+    let a = submit_to(&c, 10, 2_000);
+    let root = lease_from(&c, "w", 1, "").remove(0);
+    let r = run(&root);
+    assert!(r.maker_wins.is_none(), "2,000 nodes do not solve n = 10");
+    c.report(r).expect("report");
+    let mv = lease_from(&c, "w", 1, "").remove(0);
+    let r = run(&mv);
+    assert!(r.maker_wins.is_none(), "nor the move's position");
+    let below: Vec<v1::SolvedPosition> = r
+        .children
+        .iter()
+        .map(|child| v1::SolvedPosition {
+            position: child.position.clone(),
+            maker_wins: true,
+        })
+        .collect();
+    c.report(r).expect("report");
+    solve_a_twin_inside_one_job(&c, 10);
+    let p = c.problem(&a).expect("problem");
+    assert!(running(&p), "a waits");
+    assert_eq!(p.progress.expect("progress").root_pn, 0);
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: mv.job_id.clone(),
+        error: "stopped".into(),
+        solved: below,
+        ..Default::default()
+    })
+    .expect("a late report");
+    let named = c.result(&a).expect("a ends").winning_moves;
+    assert!(!named.is_empty());
+
+    // c: the empty 8-wide board, whose value alone the table holds; then a problem of the
+    // position after one of its winning moves (Breaker to move), solved by jobs.
+    drop(c);
+    know_the_empty_board(&store, 8);
+    let c = Coordinator::open(store, CoordinatorConfig::default()).expect("reopen");
+    let waiting = submit_to(&c, 8, 2_000);
+    assert!(running(&c.problem(&waiting).expect("problem")), "c waits");
+    let moves = n8_winning_moves();
+    let column = usize::from(moves[0].as_bytes()[0] - b'a');
+    let row = usize::from(moves[0].as_bytes()[1] - b'1');
+    let mut rows = empty(8);
+    rows[row].replace_range(column..=column, "M");
+    let rows: Vec<&str> = rows.iter().map(String::as_str).collect();
+    let after = submit_spec(&c, spec(&rows, false, 2_000));
+    while running(&c.problem(&after).expect("problem")) {
+        for job in lease_from(&c, "w", 4, "") {
+            c.report(run(&job)).expect("report");
+        }
+    }
+    assert_eq!(
+        c.result(&after).expect("solved").winner,
+        v1::Winner::Maker as i32
+    );
+    assert_maker_wins_with(&c, &waiting, &moves);
+    assert!(
+        c.result(&waiting)
+            .expect("c ends")
+            .winning_moves
+            .contains(&moves[0])
+    );
+}
+
+/// Submits the empty board `cols` wide (Maker to move; a Maker win for 8..=13) with
+/// 2,000-node jobs, and reports its root solved (a Maker win) by the root's job, as a worker
+/// would that solved it inside one job; returns its id. Its value solves every problem of
+/// that root.
+fn solve_a_twin_inside_one_job(c: &Coordinator, cols: usize) -> String {
+    let twin = submit_to(c, cols, 2_000);
+    let root = lease_from(c, "w", 4, "")
+        .into_iter()
+        .find(|j| j.problem_id == twin)
+        .expect("the twin's root");
+    c.report(v1::ReportRequest {
+        worker: "w".into(),
+        job_id: root.job_id.clone(),
+        maker_wins: Some(true),
+        ..Default::default()
+    })
+    .expect("report");
+    twin
 }
 
 /// Submits the empty board 8 wide, Breaker to move (an AND root, which one solved child does

@@ -183,12 +183,13 @@ struct State {
     /// Solved problems waiting for a search of their winning first moves, oldest first
     /// ([`Coordinator::name_winning_moves`]).
     moves_wanted: VecDeque<problems::MovesSearch>,
-    /// The running problems whose root is solved and whose winning first moves no known value
-    /// names: for each, the root's moves no value decides yet, by cell name, with the key of
-    /// the position each makes in `tt`. They wait for a search of their moves (in
-    /// `moves_wanted`, or under way), or for a value in `tt` that names one
-    /// ([`problems::end_waiting`]).
-    waiting: BTreeMap<u64, Vec<(String, Vec<u8>)>>,
+    /// The running problems whose root is solved and whose winning first moves no value
+    /// named when it was: for each, the root's moves no value decided then
+    /// ([`problems::OpenMove`]). They wait for a search of their moves (queued in
+    /// `moves_wanted` or under way; after [`Coordinator::stop_moves_search`], for the next
+    /// server run), for a value stored in `tt` that names one ([`problems::end_waiting`]), or
+    /// for their DAG to prove one ([`problems::finish`]).
+    waiting: BTreeMap<u64, Vec<problems::OpenMove>>,
     /// The problem whose winning moves are being searched, and the flag that stops that search
     /// (set when the problem ends meanwhile: cancelled, or its moves named by a value in `tt`;
     /// or by [`Coordinator::stop_moves_search`]).

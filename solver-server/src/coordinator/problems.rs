@@ -19,7 +19,7 @@ use super::{
     parse_techniques,
 };
 use crate::store::records::{NodeRecord, ProblemRecord};
-use crate::store::{Batch, ColumnFamily, Store, StoreError, keys};
+use crate::store::{Batch, BatchOp, ColumnFamily, Store, StoreError, keys};
 
 /// A validated problem spec: the position, the techniques switched off, and the spec in
 /// normal form (width filled in, techniques sorted), as stored and compared for idempotency.
@@ -297,7 +297,6 @@ impl Coordinator {
             .get_mut(&id)
             .ok_or_else(|| Error::NotFound(format!("problem {id}")))?;
         if ps.running() {
-            stop_moves_search_of(&st, id);
             let mut batch = Batch::new();
             end(&mut st, id, v1::ProblemStatus::Cancelled, None, &mut batch);
             self.write(&mut st, batch)?;
@@ -323,8 +322,10 @@ impl Coordinator {
 /// Solves problem `id` with `value`: names the winning first moves, ends the problem and
 /// writes it to `batch`. Where no known value names a winning move, the problem stays running
 /// (its DAG's root solved, so nothing is leased) and waits (`State::waiting`) for a search of
-/// them outside the lock ([`Coordinator::name_winning_moves`]), which ends it, or for a value
-/// stored in `tt` that names one ([`end_waiting`]).
+/// them outside the lock ([`Coordinator::name_winning_moves`]), which ends it, for a value
+/// stored in `tt` that names one ([`end_waiting`]), or for its DAG to prove one (a report's
+/// values solving the positions below one of its moves: checked here, as each report that
+/// changes its DAG settles it).
 pub(super) fn finish(
     st: &mut State,
     store: &dyn Store,
@@ -333,8 +334,20 @@ pub(super) fn finish(
     batch: &mut Batch,
     facts: &[(Key, Value)],
 ) -> Result<(), Error> {
-    // Waiting already: a late report brought progress and solved nodes to store.
-    if !st.waiting.contains_key(&id) {
+    if let Some(open) = st.waiting.get(&id) {
+        // Waiting already: a report's values changed its DAG, which may now prove a move (a
+        // value below one of the root's moves); else they bring progress and solved nodes to
+        // store.
+        let ps = &st.problems[&id];
+        let moves: Vec<String> = open
+            .iter()
+            .filter(|m| dag_value(ps, &m.key) == Some(value))
+            .map(|m| m.cell.clone())
+            .collect();
+        if !moves.is_empty() {
+            return complete(st, id, value, moves, batch);
+        }
+    } else {
         let ps = &st.problems[&id];
         let open = match root_moves(ps, store, value, facts)? {
             RootMoves::Named(moves) => return complete(st, id, value, moves, batch),
@@ -363,28 +376,60 @@ pub(super) fn finish(
     Ok(())
 }
 
+/// One of the root's moves that no value decided when the problem began to wait for its winning
+/// moves (`State::waiting`).
+#[derive(Debug)]
+pub(super) struct OpenMove {
+    /// The move's cell name.
+    cell: String,
+    /// The key of the position it makes, as a worker's search keys it.
+    key: Key,
+    /// That position's key in `tt` ([`tt_key`]).
+    tt_key: Vec<u8>,
+}
+
 /// Ends the problems waiting for their winning moves (`State::waiting`) whose moves a value
 /// `batch` stores in `tt` names (a report's solved positions, or the values a finished
 /// problem leaves there), with those moves: as a restart would end them, finding the values
 /// in `tt` ([`Coordinator::open`]). The ends add values of their own to `batch`, which are
-/// looked at in turn.
+/// looked at in turn. Only the open moves' keys are looked up, in one pass over the batch's
+/// writes.
 pub(super) fn end_waiting(st: &mut State, batch: &mut Batch) -> Result<(), Error> {
-    while !st.waiting.is_empty() {
-        // A later put of a key wins, as in the store.
-        let stored: rustc_hash::FxHashMap<&[u8], &[u8]> = batch.puts(ColumnFamily::Tt).collect();
-        if stored.is_empty() {
+    // The last value `batch` puts under each open move's key, and the writes looked at.
+    let mut stored: rustc_hash::FxHashMap<Vec<u8>, bool> = rustc_hash::FxHashMap::default();
+    let mut scanned = 0;
+    loop {
+        let open: rustc_hash::FxHashSet<&[u8]> = st
+            .waiting
+            .values()
+            .flatten()
+            .map(|m| m.tt_key.as_slice())
+            .collect();
+        if open.is_empty() {
             return Ok(());
         }
+        for op in &batch.ops()[scanned..] {
+            if let BatchOp::Put {
+                cf: ColumnFamily::Tt,
+                key,
+                value,
+            } = op
+                && open.contains(key.as_slice())
+            {
+                stored.insert(key.clone(), value[..] == [1]);
+            }
+        }
+        scanned = batch.len();
         let named: Vec<(u64, Value, Vec<String>)> = st
             .waiting
             .iter()
             .filter_map(|(&id, open)| {
                 let mover = mover(&st.problems[&id]);
-                let wins = [u8::from(mover == Value::Proven)];
+                let maker_wins = mover == Value::Proven;
                 let moves: Vec<String> = open
                     .iter()
-                    .filter(|(_, key)| stored.get(key.as_slice()) == Some(&&wins[..]))
-                    .map(|(cell, _)| cell.clone())
+                    .filter(|m| stored.get(&m.tt_key) == Some(&maker_wins))
+                    .map(|m| m.cell.clone())
                     .collect();
                 (!moves.is_empty()).then_some((id, mover, moves))
             })
@@ -394,10 +439,8 @@ pub(super) fn end_waiting(st: &mut State, batch: &mut Batch) -> Result<(), Error
         }
         for (id, value, moves) in named {
             complete(st, id, value, moves, batch)?;
-            stop_moves_search_of(st, id);
         }
     }
-    Ok(())
 }
 
 /// Stops the search of problem `id`'s winning moves if it is the one under way (the problem
@@ -530,15 +573,27 @@ fn end(
     batch.make_durable();
     ps.notify();
     st.waiting.remove(&id);
+    stop_moves_search_of(st, id);
 }
 
 /// The side to move's winning first moves, or the moves no known value decides yet.
 enum RootMoves {
     /// The winning moves by cell name (none when the side to move loses).
     Named(Vec<String>),
-    /// No known value names a winning move: the moves no value decides, by cell name, with the
-    /// key of the position each makes in `tt`. They need a search ([`MovesSearch`]).
-    Open(Vec<(String, Vec<u8>)>),
+    /// No known value names a winning move: the moves no value decides. They need a search
+    /// ([`MovesSearch`]).
+    Open(Vec<OpenMove>),
+}
+
+/// The value the problem's DAG holds for the position `key` or its mirror image (a problem
+/// keying its positions exactly, with `--disable mirror-tt`, may hold the two under two keys).
+fn dag_value(ps: &ProblemState, key: &Key) -> Option<Value> {
+    let in_dag = |k: &Key| {
+        ps.dag
+            .as_ref()
+            .and_then(|d| d.get(k).and_then(|id| d.node(id).value()))
+    };
+    in_dag(key).or_else(|| in_dag(&key.mirror()))
 }
 
 /// The value of the problem's root when its side to move wins.
@@ -571,12 +626,7 @@ fn root_moves(
         by_canonical.entry(k.canonical()).or_insert(v);
     }
     let known = |k: &Key| -> Result<Option<Value>, StoreError> {
-        let in_dag = |k: &Key| {
-            ps.dag
-                .as_ref()
-                .and_then(|d| d.get(k).and_then(|id| d.node(id).value()))
-        };
-        if let Some(v) = in_dag(k).or_else(|| in_dag(&k.mirror())) {
+        if let Some(v) = dag_value(ps, k) {
             return Ok(Some(v));
         }
         if let Some(&v) = by_canonical.get(&k.canonical()) {
@@ -600,7 +650,11 @@ fn root_moves(
         match v {
             Some(v) if v == mover => moves.push(cell.name()),
             Some(_) => {}
-            None => open.push((cell.name(), tt_key(&game.key()))),
+            None => open.push(OpenMove {
+                cell: cell.name(),
+                key: game.key(),
+                tt_key: tt_key(&game.key()),
+            }),
         }
     }
     Ok(if moves.is_empty() {

@@ -1680,10 +1680,11 @@ fn the_test_data_positions_solved_through_jobs_get_their_winners() {
 
 /// A waiting problem whose own DAG comes to prove one of its moves ends with that move: here
 /// problem a's root (the empty 10-wide board) and one of its moves are expanded by jobs,
-/// problem b (the same position) solves the root inside one job (a Maker win), and a report's values (claims, trusted as every worker's
-/// are) then solve every position below that move; a restart would name it from the DAG too.
-/// So do values another problem leaves in `tt` when it ends: problem c waits for its moves
-/// until a problem of the position after one of them is solved.
+/// problem b (the same position) solves the root inside one job (a Maker win), and a report's
+/// values (claims, trusted as every worker's are) then solve every position below that move;
+/// a restart would name it from the DAG too. So do values another problem leaves in `tt` when
+/// it ends: problem c waits for its moves until a problem of the position after one of them
+/// is solved.
 #[tokio::test]
 async fn a_move_its_dag_proves_or_another_problem_solves_ends_a_waiting_problem() {
     let store = Arc::new(MemStore::new());

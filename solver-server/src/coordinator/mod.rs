@@ -191,8 +191,8 @@ struct State {
     /// for their DAG to prove one ([`problems::finish`]).
     waiting: BTreeMap<u64, Vec<problems::OpenMove>>,
     /// The problem whose winning moves are being searched, and the flag that stops that search
-    /// (set when the problem ends meanwhile: cancelled, or its moves named by a value in `tt`;
-    /// or by [`Coordinator::stop_moves_search`]).
+    /// (set when the problem ends meanwhile: cancelled, or its moves named by a value stored in
+    /// `tt` or proved by its DAG; or by [`Coordinator::stop_moves_search`]).
     moves_search: Option<(u64, Arc<AtomicBool>)>,
     /// No more searches of winning moves in this run ([`Coordinator::stop_moves_search`]).
     moves_stopped: bool,
@@ -426,7 +426,7 @@ impl Coordinator {
     /// and ends each problem that is still running with its result. After
     /// [`Coordinator::stop_moves_search`] the search under way stops and its problem, like
     /// every one still waiting, waits for the next server run; the search of a problem that
-    /// ended meanwhile (cancelled, or its moves named by a value stored in `tt`) stops, and the
+    /// ended meanwhile (cancelled, or its moves named otherwise: `State::waiting`) stops, and the
     /// next waiting problem's follows. Returns the problems ended.
     ///
     /// # Errors

@@ -643,17 +643,19 @@ fn root_moves(
     };
     let (mut moves, mut open) = (Vec::new(), Vec::new());
     for (cell, mut game) in children {
-        let v = match game.simplify() {
+        let simplified = game.simplify();
+        let key = game.key();
+        let v = match simplified {
             Some(v) => Some(v),
-            None => known(&game.key())?,
+            None => known(&key)?,
         };
         match v {
             Some(v) if v == mover => moves.push(cell.name()),
             Some(_) => {}
             None => open.push(OpenMove {
                 cell: cell.name(),
-                key: game.key(),
-                tt_key: tt_key(&game.key()),
+                tt_key: tt_key(&key),
+                key,
             }),
         }
     }

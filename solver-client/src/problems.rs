@@ -366,6 +366,8 @@ pub struct SolveOptions {
     pub data_dir: PathBuf,
     /// Search slots of the embedded coordinator's local worker.
     pub workers: u32,
+    /// MiB of the embedded worker's tables (`solver-worker --table-mb`).
+    pub table_mb: usize,
     /// Print JSON.
     pub json: bool,
 }
@@ -465,12 +467,7 @@ pub async fn solve(spec: v1::ProblemSpec, opts: SolveOptions) -> anyhow::Result<
         Some(s) => (None, s.clone()),
         None => {
             eprintln!("data directory: {}", opts.data_dir.display());
-            let e = Embedded::start(
-                &opts.data_dir,
-                opts.workers,
-                solver_worker::DEFAULT_TABLE_MB,
-            )
-            .await?;
+            let e = Embedded::start(&opts.data_dir, opts.workers, opts.table_mb).await?;
             let server = ServerArgs::local(&e.url);
             (Some(e), server)
         }

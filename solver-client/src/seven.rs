@@ -64,8 +64,9 @@ pub enum Command {
 }
 
 /// Arguments of `solver seven solve`. The options of the engine alone (group `engine`) and
-/// those of a coordinator (`--server`, `--job-budget`, and the embedded one's `--data-dir` and
-/// `--workers`) exclude each other, as do `--server` and the embedded coordinator's.
+/// those of a coordinator (`--server`, `--job-budget`, and the embedded one's `--data-dir`,
+/// `--workers` and `--table-mb`) exclude each other, as do `--server` and the embedded
+/// coordinator's.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("engine").multiple(true).args(["direct", "max_nodes", "all_moves", "jsonl"])))]
 pub struct SolveArgs {
@@ -100,7 +101,7 @@ pub struct SolveArgs {
     #[arg(long, conflicts_with_all = ["cols", "board", "to_move"])]
     pub jsonl: Option<std::path::PathBuf>,
     /// Solve on this coordinator (e.g. http://127.0.0.1:50051) instead of an embedded one.
-    #[arg(long, conflicts_with_all = ["engine", "data_dir", "workers"])]
+    #[arg(long, conflicts_with_all = ["engine", "data_dir", "workers", "table_mb"])]
     pub server: Option<String>,
     #[command(flatten)]
     pub access: crate::problems::Access,
@@ -110,6 +111,11 @@ pub struct SolveArgs {
     /// Search slots of the embedded coordinator's local worker (default: the number of cores).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "engine")]
     pub workers: Option<u32>,
+    /// MiB for the embedded worker's search DAG and its cache of solved positions, 64 to
+    /// 2^24 (as `solver-worker --table-mb`; default 1024). Past it the search collapses its
+    /// least recently used subtrees.
+    #[arg(long, value_parser = solver_worker::table_mb_parser(), conflicts_with = "engine")]
+    pub table_mb: Option<usize>,
     /// Node budget of one worker job (0 = the coordinator's default, 1,000,000; else 1,000 to
     /// 100,000,000).
     #[arg(long, default_value_t = 0, value_parser = job_budget, conflicts_with = "engine")]
@@ -388,6 +394,7 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
             workers: args.workers.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
             }),
+            table_mb: args.table_mb.unwrap_or(solver_worker::DEFAULT_TABLE_MB),
             json: args.json,
         };
         return crate::problems::solve(problem_spec(&pos, &disabled, args.job_budget), opts).await;

@@ -100,6 +100,8 @@ fn embedded_solve_of_n8_prints_the_verdict_and_json_parses() {
         data,
         "--workers",
         "2",
+        "--table-mb",
+        "64",
     ]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let out = stdout(&o);
@@ -206,6 +208,7 @@ fn a_bad_board_exits_2_naming_the_problem() {
         ["--all-moves", "--direct"],
         ["--workers", "2"],
         ["--data-dir", "x"],
+        ["--table-mb", "64"],
     ] {
         let mut args = vec![
             "seven",
@@ -249,6 +252,27 @@ fn a_bad_board_exits_2_naming_the_problem() {
             String::from_utf8_lossy(&o.stderr).contains("--job-budget"),
             "{budget}"
         );
+    }
+    // So is a table the worker would refuse, before a data directory is made.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let data = dir.path().join("data");
+    for mb in ["63", "16777217", "lots"] {
+        let o = solver(&[
+            "seven",
+            "solve",
+            "--cols",
+            "8",
+            "--table-mb",
+            mb,
+            "--data-dir",
+            data.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{mb}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("--table-mb"),
+            "{mb}"
+        );
+        assert!(!data.exists(), "{mb}");
     }
 }
 

@@ -1,7 +1,8 @@
 //! The expansions a [`super::Shared`] search has under way, shared by every thread that runs
 //! or helps it: a leaf's expansion is split into its opening (its decomposition, or its list of
 //! moves) and one piece of work per child (simplification to the fixpoint, key, features for
-//! the estimate), and any thread takes the next piece of any expansion. The leaf's own run
+//! the estimate), and any thread takes the next pieces of any expansion (the children in runs,
+//! guided self-scheduling, [`Work::work_one`]). The leaf's own run
 //! adds the children to the DAG once every piece is done, so the DAG sees exactly the
 //! expansion [`Expansion::of`] gives, whoever computed its parts.
 
@@ -120,10 +121,23 @@ impl<G: Game> Work<G> {
         }
     }
 
-    /// Takes and computes one piece (the opening, or the next child); false when none was
-    /// left. A panic of the game's code is kept for the leaf's run ([`Work::expansion`]). An
-    /// opening bumps `version`, since it makes pieces to take.
-    fn work_one(&self, version: &AtomicUsize) -> bool {
+    /// Takes and computes one piece (the opening), or the next run of children; false when
+    /// none was left. A panic of the game's code is kept for the leaf's run
+    /// ([`Work::expansion`]). An opening bumps `version`, since it makes pieces to take.
+    ///
+    /// A run is one in `threads` of the children left untaken (at least one): with two threads
+    /// a leaf of 11 children costs 5 claims instead of 11 (each claim, and each count of
+    /// children done, takes a cache line from the other core), while the last children still
+    /// go one by one to whichever thread is free. This is guided self-scheduling
+    /// (Polychronopoulos and Kuck, IEEE Trans. Computers 1987). Two threads against one at
+    /// n = 12 (`solver seven bench --cols 12 --threads 1 2 --repeat 3`, invocations
+    /// alternating, 2026-11-29; rounds split by the cores' round trip as in the README),
+    /// medians: one child per claim 1.52x (31 rounds below 120 ns) and 1.25x (13 above
+    /// 250 ns); halves (this rule) 1.56x (28) and 1.35x (18); thirds 1.56x (9) and 1.32x (4);
+    /// quarters 1.56x (15) and 1.32x (13); the whole leaf 1.46x (6) and 1.31x (9). Two slots of
+    /// a worker against one (`--workers 1 2`): one child per claim 1.59x (5) and 1.30x (19),
+    /// halves 1.58x (9) and 1.36x (21). Only two threads were measured (a 2-core machine).
+    fn work_one(&self, version: &AtomicUsize, threads: usize) -> bool {
         if self.dropped.load(Ordering::Relaxed) {
             return false;
         }
@@ -148,30 +162,35 @@ impl<G: Game> Work<G> {
             Some(Opened::Moves(pieces)) => pieces,
         };
         // Read first: a thread that waits for the last pieces asks again and again.
-        if self.next.load(Ordering::Relaxed) >= pieces.len() {
+        let seen = self.next.load(Ordering::Relaxed);
+        if seen >= pieces.len() {
             return false;
         }
-        let i = self.next.fetch_add(1, Ordering::Relaxed);
-        let Some(piece) = pieces.get(i) else {
+        let k = ((pieces.len() - seen) / threads.max(1)).max(1);
+        let first = self.next.fetch_add(k, Ordering::Relaxed);
+        if first >= pieces.len() {
             return false;
-        };
-        // Children past a deciding one, or past one that panicked, do not matter.
-        if i <= self.cut.load(Ordering::Relaxed) && i <= self.failed.load(Ordering::Relaxed) {
-            let raw = std::mem::replace(&mut *lock(piece), Piece::Taken);
-            let Piece::Raw(mv, position) = raw else {
-                unreachable!("each child is taken once")
-            };
-            match catch_unwind(AssertUnwindSafe(|| Child::new(mv, position, true))) {
-                Ok(child) => {
-                    if child.decides(self.or) {
-                        self.cut.fetch_min(i, Ordering::Relaxed);
+        }
+        let end = (first + k).min(pieces.len());
+        for (i, piece) in pieces.iter().enumerate().take(end).skip(first) {
+            // Children past a deciding one, or past one that panicked, do not matter.
+            if i <= self.cut.load(Ordering::Relaxed) && i <= self.failed.load(Ordering::Relaxed) {
+                let raw = std::mem::replace(&mut *lock(piece), Piece::Taken);
+                let Piece::Raw(mv, position) = raw else {
+                    unreachable!("each child is taken once")
+                };
+                match catch_unwind(AssertUnwindSafe(|| Child::new(mv, position, true))) {
+                    Ok(child) => {
+                        if child.decides(self.or) {
+                            self.cut.fetch_min(i, Ordering::Relaxed);
+                        }
+                        *lock(piece) = Piece::Done(child);
                     }
-                    *lock(piece) = Piece::Done(child);
+                    Err(panic) => self.keep(i, panic),
                 }
-                Err(panic) => self.keep(i, panic),
             }
         }
-        self.done.fetch_add(1, Ordering::Release);
+        self.done.fetch_add(end - first, Ordering::Release);
         true
     }
 
@@ -252,6 +271,9 @@ pub(super) struct Pipeline<G: Game> {
     /// thread that found nothing to take looks again only then.
     version: AtomicUsize,
     runs: AtomicUsize,
+    /// The threads that share the search, which divide a leaf's children among them in runs
+    /// ([`Work::work_one`]).
+    threads: usize,
 }
 
 /// Where a thread takes its pieces: the work it took its last piece from, and the
@@ -271,11 +293,12 @@ impl<G: Game> Default for Cursor<G> {
 }
 
 impl<G: Game> Pipeline<G> {
-    pub(super) fn new() -> Self {
+    pub(super) fn new(threads: usize) -> Self {
         Self {
             works: Mutex::new(Vec::new()),
             version: AtomicUsize::new(0),
             runs: AtomicUsize::new(0),
+            threads,
         }
     }
 
@@ -298,14 +321,14 @@ impl<G: Game> Pipeline<G> {
 
     /// Computes one piece of `work`; false when none was left.
     pub(super) fn work_on(&self, work: &Work<G>) -> bool {
-        work.work_one(&self.version)
+        work.work_one(&self.version, self.threads)
     }
 
     /// Computes one piece: of the cursor's work while it has one, else of the oldest work
     /// that has one; false when none has.
     pub(super) fn work_one(&self, cursor: &mut Cursor<G>) -> bool {
         if let Some(work) = &cursor.current {
-            if work.work_one(&self.version) {
+            if work.work_one(&self.version, self.threads) {
                 return true;
             }
             cursor.current = None;
@@ -317,7 +340,7 @@ impl<G: Game> Pipeline<G> {
         let work = lock(&self.works).iter().find(|w| w.wants()).cloned();
         match work {
             Some(work) => {
-                let worked = work.work_one(&self.version);
+                let worked = work.work_one(&self.version, self.threads);
                 cursor.current = Some(work);
                 worked
             }
@@ -457,15 +480,16 @@ mod tests {
         };
         let work = Arc::new(Work::new(0, leaf));
         let version = AtomicUsize::new(0);
-        assert!(work.work_one(&version), "the opening");
-        assert!(work.work_one(&version), "child 0");
+        // Two threads: of three children, each claim takes one.
+        assert!(work.work_one(&version, 2), "the opening");
+        assert!(work.work_one(&version, 2), "child 0");
         let helper = {
             let work = Arc::clone(&work);
-            std::thread::spawn(move || work.work_one(&AtomicUsize::new(0)))
+            std::thread::spawn(move || work.work_one(&AtomicUsize::new(0), 2))
         };
         // The helper has taken child 1, which waits for child 2 to start.
         gates[0].wait();
-        assert!(work.work_one(&version), "child 2, which panics");
+        assert!(work.work_one(&version, 2), "child 2, which panics");
         assert!(helper.join().expect("a piece keeps its panic"), "child 1");
         assert!(work.complete());
         let Ok(Expansion::Moves(children)) = work.expansion() else {

@@ -86,7 +86,7 @@ impl<G: Game> Shared<G> {
     pub fn new(search: Search<G>, threads: usize) -> Self {
         Self {
             search: Mutex::new(search),
-            pipeline: Pipeline::new(),
+            pipeline: Pipeline::new(threads),
             in_flight: if threads > 1 { LEAVES_IN_FLIGHT } else { 1 },
         }
     }

@@ -336,9 +336,10 @@ pub fn help(ctx: &JobContext, slice: std::time::Duration) -> Help {
         }
     };
     let deadline = std::time::Instant::now() + slice;
-    // Asked once per piece (about 1.5 us at n = 12) or per spin while waiting, so the clock is
-    // read every 256th time (a slice may overrun by up to 255 pieces); read every time, it cost
-    // the helper about 1% of its pieces.
+    // Asked once per claim (a leaf's opening, or a run of its children: one child takes about
+    // 1.5 us at n = 12) or per spin while waiting, so the clock is read every 256th time (a
+    // slice may overrun by up to 255 claims); read every time, it cost the helper about 1% of
+    // its pieces when each claim was one child.
     let calls = std::cell::Cell::new(0u32);
     let over = || {
         calls.set(calls.get().wrapping_add(1));

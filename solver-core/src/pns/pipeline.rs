@@ -129,7 +129,8 @@ impl<G: Game> Work<G> {
     /// a leaf of 11 children costs 5 claims instead of 11 (each claim, and each count of
     /// children done, takes a cache line from the other core), while the last children still
     /// go one by one to whichever thread is free. This is guided self-scheduling
-    /// (Polychronopoulos and Kuck, IEEE Trans. Computers 1987). Two threads against one at
+    /// (Polychronopoulos and Kuck, IEEE Trans. Computers 1987), rounded down where theirs
+    /// rounds up (4 claims for 11 children). Two threads against one at
     /// n = 12 (`solver seven bench --cols 12 --threads 1 2 --repeat 3`, invocations
     /// alternating, 2026-11-29; rounds split by the cores' round trip as in the README),
     /// medians: one child per claim 1.52x (31 rounds below 120 ns) and 1.25x (13 above
@@ -173,8 +174,12 @@ impl<G: Game> Work<G> {
         }
         let end = (first + k).min(pieces.len());
         for (i, piece) in pieces.iter().enumerate().take(end).skip(first) {
-            // Children past a deciding one, or past one that panicked, do not matter.
-            if i <= self.cut.load(Ordering::Relaxed) && i <= self.failed.load(Ordering::Relaxed) {
+            // Children past a deciding one, or past one that panicked, do not matter, nor any
+            // once the leaf's run dropped the work.
+            if i <= self.cut.load(Ordering::Relaxed)
+                && i <= self.failed.load(Ordering::Relaxed)
+                && !self.dropped.load(Ordering::Relaxed)
+            {
                 let raw = std::mem::replace(&mut *lock(piece), Piece::Taken);
                 let Piece::Raw(mv, position) = raw else {
                     unreachable!("each child is taken once")
@@ -276,7 +281,7 @@ pub(super) struct Pipeline<G: Game> {
     threads: usize,
 }
 
-/// Where a thread takes its pieces: the work it took its last piece from, and the
+/// Where a thread takes its pieces: the work it took its last claim from, and the
 /// [`Pipeline`]'s version when it last found nothing to take.
 pub(super) struct Cursor<G: Game> {
     current: Option<Arc<Work<G>>>,
@@ -319,13 +324,14 @@ impl<G: Game> Pipeline<G> {
         self.remove(work);
     }
 
-    /// Computes one piece of `work`; false when none was left.
+    /// Computes one claim of `work` (its opening, or a run of its children,
+    /// [`Work::work_one`]); false when none was left.
     pub(super) fn work_on(&self, work: &Work<G>) -> bool {
         work.work_one(&self.version, self.threads)
     }
 
-    /// Computes one piece: of the cursor's work while it has one, else of the oldest work
-    /// that has one; false when none has.
+    /// Computes one claim (an opening, or a run of children): of the cursor's work while it
+    /// has one, else of the oldest work that has one; false when none has.
     pub(super) fn work_one(&self, cursor: &mut Cursor<G>) -> bool {
         if let Some(work) = &cursor.current {
             if work.work_one(&self.version, self.threads) {
@@ -446,6 +452,81 @@ mod tests {
         fn key(&self) -> Option<usize> {
             self.child
         }
+    }
+
+    /// What simplifying a child of a [`Scripted`] leaf does.
+    #[derive(Clone, Copy)]
+    enum Act {
+        Undecided,
+        /// Won for the leaf's side (OR): decides the leaf.
+        Wins,
+        Panics,
+    }
+
+    /// A leaf (OR to move) whose children, in order, do what `acts` says.
+    #[derive(Clone)]
+    struct Scripted {
+        child: Option<usize>,
+        acts: [Act; 3],
+    }
+
+    impl Game for Scripted {
+        type Key = Option<usize>;
+        type Move = usize;
+        fn node_type(&self) -> NodeType {
+            if self.child.is_none() {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
+        }
+        fn simplify(&mut self) -> Option<Value> {
+            match self.child.map(|i| self.acts[i]) {
+                None | Some(Act::Undecided) => None,
+                Some(Act::Wins) => Some(Value::Proven),
+                Some(Act::Panics) => panic!("a scripted panic"),
+            }
+        }
+        fn children(&self) -> Vec<(usize, Self)> {
+            (0..3)
+                .map(|i| {
+                    let child = Scripted {
+                        child: Some(i),
+                        acts: self.acts,
+                    };
+                    (i, child)
+                })
+                .collect()
+        }
+        fn key(&self) -> Option<usize> {
+            self.child
+        }
+    }
+
+    /// One thread takes all three children in one run, and within it stops at the first child
+    /// that decides the leaf (the panic after it is never met), or at the first that panics
+    /// (the expansion is that panic, as `Expansion::of` meets it).
+    #[test]
+    fn a_run_of_children_stops_at_a_deciding_child_or_a_panic() {
+        let run = |acts: [Act; 3]| {
+            let work = Work::new(0, Scripted { child: None, acts });
+            let version = AtomicUsize::new(0);
+            assert!(work.work_one(&version, 1), "the opening");
+            assert!(!work.complete());
+            assert!(work.work_one(&version, 1), "every child, in one run");
+            assert!(work.complete(), "one claim took them all");
+            assert!(!work.work_one(&version, 1), "nothing left");
+            work.expansion()
+        };
+        let Ok(Expansion::Moves(children)) = run([Act::Undecided, Act::Wins, Act::Panics]) else {
+            panic!("the expansion by moves up to the deciding child");
+        };
+        assert_eq!(children.len(), 2);
+        assert!(children[1].decides(true));
+        let panic = run([Act::Undecided, Act::Panics, Act::Wins])
+            .err()
+            .expect("the panic before the deciding child");
+        assert_eq!(panic.downcast_ref::<&str>(), Some(&"a scripted panic"));
     }
 
     /// A leaf's work and its pieces, in the (4, n, 7^tr) game too, are allocated by `malloc`

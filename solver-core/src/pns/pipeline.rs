@@ -409,6 +409,15 @@ mod tests {
         }
     }
 
+    /// The leaf of the test games (`None`) is an OR node, its children (`Some(i)`) AND nodes.
+    fn leaf_or_child(child: Option<usize>) -> NodeType {
+        if child.is_none() {
+            NodeType::Or
+        } else {
+            NodeType::And
+        }
+    }
+
     /// A leaf (OR to move) with three children: child 0 is undecided; child 1 is won for OR,
     /// so it decides the leaf, but only once child 2 has started (the second gate); child 2
     /// opens that gate and panics. Child 1 opens the first gate when it starts.
@@ -422,11 +431,7 @@ mod tests {
         type Key = Option<usize>;
         type Move = usize;
         fn node_type(&self) -> NodeType {
-            if self.child.is_none() {
-                NodeType::Or
-            } else {
-                NodeType::And
-            }
+            leaf_or_child(self.child)
         }
         fn simplify(&mut self) -> Option<Value> {
             match self.child {
@@ -474,11 +479,7 @@ mod tests {
         type Key = Option<usize>;
         type Move = usize;
         fn node_type(&self) -> NodeType {
-            if self.child.is_none() {
-                NodeType::Or
-            } else {
-                NodeType::And
-            }
+            leaf_or_child(self.child)
         }
         fn simplify(&mut self) -> Option<Value> {
             match self.child.map(|i| self.acts[i]) {

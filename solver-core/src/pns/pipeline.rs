@@ -2,9 +2,9 @@
 //! or helps it: a leaf's expansion is split into its opening (its decomposition, or its list of
 //! moves) and one piece of work per child (simplification to the fixpoint, key, features for
 //! the estimate), and any thread takes the next pieces of any expansion (the children in runs,
-//! guided self-scheduling, [`Work::work_one`]). The leaf's own run
-//! adds the children to the DAG once every piece is done, so the DAG sees exactly the
-//! expansion [`Expansion::of`] gives, whoever computed its parts.
+//! guided self-scheduling, [`Work::work_one`]). The leaf's own run adds the children to the
+//! DAG once every piece is done, so the DAG sees exactly the expansion [`Expansion::of`]
+//! gives, whoever computed its parts.
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -130,14 +130,15 @@ impl<G: Game> Work<G> {
     /// children done, takes a cache line from the other core), while the last children still
     /// go one by one to whichever thread is free. This is guided self-scheduling
     /// (Polychronopoulos and Kuck, IEEE Trans. Computers 1987), rounded down where theirs
-    /// rounds up (4 claims for 11 children). Two threads against one at
-    /// n = 12 (`solver seven bench --cols 12 --threads 1 2 --repeat 3`, invocations
-    /// alternating, 2026-11-29; rounds split by the cores' round trip as in the README),
-    /// medians: one child per claim 1.52x (31 rounds below 120 ns) and 1.25x (13 above
-    /// 250 ns); halves (this rule) 1.56x (28) and 1.35x (18); thirds 1.56x (9) and 1.32x (4);
-    /// quarters 1.56x (15) and 1.32x (13); the whole leaf 1.46x (6) and 1.31x (9). Two slots of
-    /// a worker against one (`--workers 1 2`): one child per claim 1.59x (5) and 1.30x (19),
-    /// halves 1.58x (9) and 1.36x (21). Only two threads were measured (a 2-core machine).
+    /// rounds up (4 claims for 11 children; no faster, README "Tried and left out"). Two
+    /// threads against one at n = 12 (`solver seven bench --cols 12 --threads 1 2 --repeat
+    /// 3`, invocations alternating, 2026-11-29; rounds split by the cores' round trip as in
+    /// the README), medians: one child per claim 1.52x (31 rounds below 120 ns) and 1.25x (13
+    /// above 250 ns); halves (this rule) 1.56x (28) and 1.35x (18); thirds 1.56x (9) and
+    /// 1.32x (4); quarters 1.56x (15) and 1.32x (13); the whole leaf 1.46x (6) and 1.31x (9).
+    /// Two slots of a worker against one (`--workers 1 2`): one child per claim 1.59x (5) and
+    /// 1.30x (19), halves 1.58x (9) and 1.36x (21). Only two threads were measured (a 2-core
+    /// machine).
     fn work_one(&self, version: &AtomicUsize, threads: usize) -> bool {
         if self.dropped.load(Ordering::Relaxed) {
             return false;

@@ -112,10 +112,10 @@ pub struct SolveArgs {
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=256), conflicts_with = "engine")]
     pub workers: Option<u32>,
     /// MiB for the embedded worker's search DAG and its cache of solved positions, 64 to
-    /// 2^24 (as `solver-worker --table-mb`; default 1024). Past it the search collapses its
-    /// least recently used subtrees.
-    #[arg(long, value_parser = solver_worker::table_mb_parser(), conflicts_with = "engine")]
-    pub table_mb: Option<usize>,
+    /// 2^24 (as `solver-worker --table-mb`). Past it the search collapses its least recently
+    /// used subtrees.
+    #[arg(long, default_value_t = solver_worker::DEFAULT_TABLE_MB, value_parser = solver_worker::table_mb_parser(), conflicts_with = "engine")]
+    pub table_mb: usize,
     /// Node budget of one worker job (0 = the coordinator's default, 1,000,000; else 1,000 to
     /// 100,000,000).
     #[arg(long, default_value_t = 0, value_parser = job_budget, conflicts_with = "engine")]
@@ -394,7 +394,7 @@ async fn solve(args: &SolveArgs) -> anyhow::Result<()> {
             workers: args.workers.unwrap_or_else(|| {
                 std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
             }),
-            table_mb: args.table_mb.unwrap_or(solver_worker::DEFAULT_TABLE_MB),
+            table_mb: args.table_mb,
             json: args.json,
         };
         return crate::problems::solve(problem_spec(&pos, &disabled, args.job_budget), opts).await;

@@ -289,38 +289,48 @@ pub struct Search<G: Game> {
 /// A lookup of solved values known from outside a search, by transposition key.
 pub type Known<K> = Box<dyn Fn(&K) -> Option<Value> + Send>;
 
-/// While a thread of a [`super::Shared`] search expands a leaf, the leaf's proof and disproof
-/// numbers count this many times over, and its ancestors' numbers follow: the other threads'
-/// most-proving selection then turns to the node that would be most-proving if that leaf were
-/// harder both to prove and to disprove than it looks: going down from the root, at the
-/// first node, OR or AND, where the inflated numbers make another child better. After Kaneko's
-/// virtual proof numbers for parallel df-pn (AAAI 2010). Measured with two threads
-/// (`solver seven bench --threads 2 --repeat R`):
-/// - Without virtual numbers (a taken leaf passed by for the nearest alternative), (4, 12, 7^tr)
-///   took 610 to 810 k nodes, where one thread creates 486,316. The proof number alone was
-///   worse than both at n = 13 (3.4 to 3.6 M nodes, against 3.0 to 3.3 M), the disproof
-///   number alone worse at n = 12 (0.57 to 2.4 M).
-/// - Both numbers 4 times (this factor) against 16 times (the factor before), runs interleaved:
-///   - n = 12, 42 runs each: 4 times, 40 runs of 509 to 561 k nodes and two of 0.88 and
-///     1.10 M, mean 550 k; 16 times, 35 runs of 495 to 525 k, two near 0.95 M and five of
-///     1.96 to 2.36 M, mean 709 k. In the one-thread search the winning first move's proof
-///     number stays below the next move's, 4,349 (at most 3,716, sampled every 20,000 nodes),
-///     and from 40,000 nodes on the other first moves' numbers stay as they are; a two-thread
-///     run of 2.15 M nodes ended with other first moves searched too (proof numbers up from
-///     4,349 and 4,482 to over 4,427 and 6,669). The larger the factor, the further from the
-///     most-proving node the other thread's work, and the more such runs: 64 times had six in
-///     eight; 2 and 8 times one in eight each.
-///   - n = 13 (one thread: 3,122,364 nodes), five runs each: 4 times 2.79 to 3.17 M, mean
-///     3.06 M; 16 times 3.27 to 3.39 M, mean 3.33 M.
-///   - n = 11 (122,428) and n = 10 (12,107), twelve runs each: the same means within 4%
-///     (107 k against 105 k; 11.4 k against 10.9 k).
-/// - With [`super::LEAVES_IN_FLIGHT`] leaves and equal times (a worker's slots' order), the
-///   proof number and the disproof number multiplied apart (2026-11-27): for 24 pairs of
-///   factors (pn 2 to 8, dn 1 to 8), Maker's 20 first moves in the left half of the n = 10
-///   board took 1.12 to 1.32 times one leaf's nodes (geometric mean over the 20 positions;
-///   1.18 with 4 and 4), no pair ahead of the others in a pattern; for 25 pairs (2 to 8
-///   each) the empty board at n = 12 took 500 k to 2.16 M nodes (538 k with 4 and 4).
-pub(super) const VIRTUAL_FACTOR: Number = 4;
+/// While a thread of a [`super::Shared`] search expands a leaf, the leaf shows the other threads
+/// the numbers of a leaf that went against the way it leans: one that looks no harder to prove
+/// than to disprove (pn <= dn) shows its pn this many times over and its dn divided by it (at
+/// least 1), as if its proof were failing; one that leans to a disproof, the reverse. Its
+/// ancestors' numbers follow, so that the next selection turns, at the first ancestor where
+/// another child is now better (an OR node above a leaf that leans to a proof, an AND node
+/// above one that leans to a disproof), to the node that would be most-proving if that leaf's
+/// expansion disappointed. Job-level proof-number search (Wu et al., IEEE TCIAIG 2013) counts
+/// a leased leaf as virtually won or lost; this is a bounded form of that, against the leaf's
+/// lean. Measured by the nodes of two slots (threads) against one slot's, where they differ
+/// only by this rule and the order of [`super::LEAVES_IN_FLIGHT`] leaves (2026-11-30; nodes
+/// are the same in every run of a build):
+/// - the empty board (`solver seven bench --cols 12 13 --threads 2 --workers 2`; one slot:
+///   486,315 and 2,218,565 nodes, the direct search 486,316 and 3,122,364): with this rule two
+///   slots 480,057 at n = 12 and 2,221,962 at n = 13 (two threads 480,058 and 2,696,562);
+///   with factors 16, 32, 128 and 256 instead of 64, 512,891, 496,360, 480,079 and 495,304 at
+///   n = 12 and 2.68 M, 2.42 M, 2.51 M and 2.22 M at n = 13; solved against the lean ((1,
+///   infinity - 1) and the reverse) 497 k and 2.35 M; solved as it leans 5.36 M at n = 12;
+///   always virtually won 5.74 M at n = 12; always virtually lost 495 k at n = 12 and 12.0 M
+///   at n = 13; both numbers 4 times (Kaneko's virtual proof numbers for parallel df-pn, AAAI
+///   2010; the rule until then) 538,459 and 2,235,045.
+/// - 70 random positions of n = 9 to 11 (3 to 7 stones, 5,000 to 2 M nodes for the direct
+///   search; 61 won by Breaker), two slots of `solver seven solve` against one, geometric mean
+///   of the ratios (and the worst): this rule 0.984 (1.23), factor 16 0.987 (1.28), 32 0.979
+///   (1.26), 128 0.981 (1.23), solved against the lean 1.01 (4.45), both numbers 4 times 1.118
+///   (4.75).
+/// - Maker's first moves in the left half at n = 9, 10 and 11 (64 positions, all won by
+///   Maker; the five largest took 1.4 M to 8.3 M nodes on one slot, over several jobs): this
+///   rule 1.052 (1.99), factor 32 1.071 (1.99), 128 1.086 (3.33), 256 1.09 (3.33), both
+///   numbers 4 times 1.121 (2.46); in the sum of the nodes this rule took 1.169 times one
+///   slot's (the 8.3 M position 14.6 M), factor 32 0.981, both numbers 4 times 1.043.
+///
+/// Kaneko's rule before it (both numbers multiplied), with two threads and leaves taken as
+/// threads took them then: without virtual numbers (a taken leaf passed by for the nearest
+/// alternative), (4, 12, 7^tr) took 610 to 810 k nodes; the proof number alone was worse at n
+/// = 13 (3.4 to 3.6 M nodes, against 3.0 to 3.3 M), the disproof number alone worse at n = 12
+/// (0.57 to 2.4 M); 16 times had more runs than 4 times that searched other first moves too
+/// (n = 12: five of 42 runs at 1.96 to 2.36 M nodes, mean 709 k against 550 k); for 25 pairs
+/// of factors (pn and dn 2 to 8 each) the empty board at n = 12 took 500 k to 2.16 M nodes
+/// with four leaves in flight, and for 24 pairs Maker's 20 first moves in the left half at n =
+/// 10 took 1.12 to 1.32 times one leaf's nodes (geometric mean), no pair ahead in a pattern.
+pub(super) const VIRTUAL_FACTOR: Number = 64;
 
 /// The grain of the recency stamps ([`Search::collapse`]): a node on the most-proving path gets
 /// the clock as its stamp only when its stamp is this many selections old, so that the nodes
@@ -421,7 +431,7 @@ impl<G: Game> Search<G> {
 
     /// Searches as `threads` threads of a [`super::Shared`] search would, but in this thread
     /// and reproducibly: up to `threads` leaves are taken at once, each showing the others its
-    /// virtual numbers (`VIRTUAL_FACTOR` times its own) and selected as a thread selects its
+    /// virtual numbers ([`VIRTUAL_FACTOR`]) and selected as a thread selects its
     /// leaf (the most-proving leaf, passing by taken ones), and the taken leaf whose expansion
     /// ends first is expanded and backed up next. `duration` gives the time a leaf's expansion
     /// takes (in any unit, drawn when the leaf is taken; ties end in the order taken). With
@@ -1470,10 +1480,16 @@ impl<G: Game> Search<G> {
     }
 }
 
-/// The (pn, dn) a leaf being expanded shows the other threads ([`VIRTUAL_FACTOR`]).
+/// The (pn, dn) a leaf being expanded shows the other threads ([`VIRTUAL_FACTOR`]): finite
+/// and non-zero, as the leaf's own are.
 fn virtual_numbers((pn, dn): (Number, Number)) -> (Number, Number) {
-    let grow = |x: Number| x.saturating_mul(VIRTUAL_FACTOR).min(INFINITY - 1);
-    (grow(pn), grow(dn))
+    let up = |x: Number| x.saturating_mul(VIRTUAL_FACTOR).min(INFINITY - 1);
+    let down = |x: Number| (x / VIRTUAL_FACTOR).max(1);
+    if pn <= dn {
+        (up(pn), down(dn))
+    } else {
+        (down(pn), up(dn))
+    }
 }
 
 /// The record of solved positions ([`Search::record_solved`]).
@@ -1777,6 +1793,32 @@ mod tests {
         for ((n, or_to_move), v) in log {
             let or_wins = (n % 3 != 0) == or_to_move;
             assert_eq!(v == Value::Proven, or_wins, "{n} {or_to_move}");
+        }
+    }
+
+    /// A taken leaf's virtual numbers go against its lean, by [`VIRTUAL_FACTOR`], and stay
+    /// finite and non-zero (so that they never solve a node), also at the edges.
+    #[test]
+    fn virtual_numbers_go_against_the_leafs_lean() {
+        let f = VIRTUAL_FACTOR;
+        assert_eq!(virtual_numbers((3, 3)), (3 * f, 1));
+        assert_eq!(virtual_numbers((2, 5 * f)), (2 * f, 5));
+        assert_eq!(virtual_numbers((5 * f + 7, 2)), (5, 2 * f));
+        assert_eq!(virtual_numbers((1, 1)), (f, 1));
+        let top = INFINITY - 1;
+        assert_eq!(virtual_numbers((top, top)), (top, top / f));
+        assert_eq!(virtual_numbers((top, 1)), (top / f, f));
+        assert_eq!(virtual_numbers((1, top)), (f, top / f));
+        for pn in [1, 2, 63, 64, 65, 1000, top / f, top / 2, top] {
+            for dn in [1, 2, 63, 64, 65, 1000, top / f, top / 2, top] {
+                let (vpn, dn_shown) = virtual_numbers((pn, dn));
+                assert!((1..INFINITY).contains(&vpn) && (1..INFINITY).contains(&dn_shown));
+                if pn <= dn {
+                    assert!(vpn >= pn && dn_shown <= dn, "{pn} {dn}");
+                } else {
+                    assert!(vpn <= pn && dn_shown >= dn, "{pn} {dn}");
+                }
+            }
         }
     }
 

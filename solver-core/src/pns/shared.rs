@@ -18,7 +18,8 @@
 //! numbers; Wu et al.'s job-level PNS, IEEE TCIAIG 2013, with virtual wins and losses; Saito,
 //! Winands and van den Herik, "Randomized parallel proof-number search", ACG 2009, by
 //! near-best selection). Reports and thresholds see the DAG's own numbers ([`Shared::lock`],
-//! [`Search::set_virtual`]).
+//! [`Search::set_virtual`]; a threshold that only the own numbers reach is seen within 64
+//! expansions, see [`Search::stops`]).
 
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -378,7 +379,8 @@ fn unpin<G: Game>(s: &mut Search<G>, root: u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pns::{Formula, NodeType, Number, Value};
+    use crate::pns::search::OWN_CHECK_EVERY;
+    use crate::pns::{Formula, INFINITY, NodeType, Number, Value};
     use std::collections::HashMap;
 
     /// A random game tree given by its seed: each node has 2..=5 moves, leaves at depth 14 or
@@ -620,7 +622,7 @@ mod tests {
 
     #[test]
     fn a_leaf_being_expanded_shows_its_virtual_numbers_to_the_runs_only() {
-        let mut moved = 0;
+        let (mut moved, mut hidden) = (0, 0);
         for seed in 0..20u64 {
             let root = Random { id: seed, depth: 0 };
             let mut search = Search::new(root.clone());
@@ -656,6 +658,26 @@ mod tests {
                 };
                 assert!(!s.stops(root, &limits, 0), "seed {seed}");
                 assert_eq!(s.outcome(), Outcome::Unknown { pn: vpn, dn: vdn });
+                // A threshold that the own numbers reach and the shown ones do not (one of
+                // them shrank) is seen within `OWN_CHECK_EVERY` expansions.
+                if vpn < pn || vdn < dn {
+                    hidden += 1;
+                    let limits = Limits {
+                        thresholds: Some(if vpn < pn {
+                            (pn, INFINITY)
+                        } else {
+                            (INFINITY, dn)
+                        }),
+                        ..Limits::default()
+                    };
+                    let seen = (0..OWN_CHECK_EVERY).any(|_| {
+                        let stops = s.stops(root, &limits, 0);
+                        s.check_due();
+                        stops
+                    });
+                    assert!(seen, "seed {seed}");
+                    assert_eq!(s.outcome(), Outcome::Unknown { pn: vpn, dn: vdn });
+                }
             }
             // Reports see the DAG's own numbers, and the runs the virtual ones again after.
             let virtual_numbers = shared.lock_raw().expect("no panic").all_numbers();
@@ -668,6 +690,7 @@ mod tests {
             shared.lock().expect("no panic").assert_consistent();
         }
         assert!(moved > 5, "{moved} roots showed virtual numbers");
+        assert!(hidden > 5, "{hidden} roots showed a number shrunk");
     }
 
     /// A taken leaf's virtual numbers, backed up with the next leaf's expansion

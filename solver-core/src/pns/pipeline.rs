@@ -410,83 +410,63 @@ mod tests {
         }
     }
 
-    /// The leaf of the test games (`None`) is an OR node, its children (`Some(i)`) AND nodes.
-    fn leaf_or_child(child: Option<usize>) -> NodeType {
-        if child.is_none() {
-            NodeType::Or
-        } else {
-            NodeType::And
-        }
-    }
-
-    /// A leaf (OR to move) with three children: child 0 is undecided; child 1 is won for OR,
-    /// so it decides the leaf, but only once child 2 has started (the second gate); child 2
-    /// opens that gate and panics. Child 1 opens the first gate when it starts.
-    #[derive(Clone)]
-    struct Gated {
-        child: Option<usize>,
-        gates: Arc<[Gate; 2]>,
-    }
-
-    impl Game for Gated {
-        type Key = Option<usize>;
-        type Move = usize;
-        fn node_type(&self) -> NodeType {
-            leaf_or_child(self.child)
-        }
-        fn simplify(&mut self) -> Option<Value> {
-            match self.child {
-                None | Some(0) => None,
-                Some(1) => {
-                    self.gates[0].open();
-                    self.gates[1].wait();
-                    Some(Value::Proven)
-                }
-                Some(_) => {
-                    self.gates[1].open();
-                    panic!("a child past the deciding one")
-                }
-            }
-        }
-        fn children(&self) -> Vec<(usize, Self)> {
-            let child = |i| Gated {
-                child: Some(i),
-                gates: Arc::clone(&self.gates),
-            };
-            (0..3).map(|i| (i, child(i))).collect()
-        }
-        fn key(&self) -> Option<usize> {
-            self.child
-        }
-    }
-
     /// What simplifying a child of a [`Scripted`] leaf does.
     #[derive(Clone, Copy)]
     enum Act {
         Undecided,
-        /// Won for the leaf's side (OR): decides the leaf.
+        /// Won for the leaf's side (OR): decides the leaf. Opens the leaf's first gate when it
+        /// starts and ends once the second is open.
         Wins,
+        /// Opens the leaf's second gate and panics.
         Panics,
     }
 
-    /// A leaf (OR to move) whose children, in order, do what `acts` says.
+    /// A leaf (OR to move) whose children (AND to move), in order, do what `acts` says, with
+    /// two gates that the acts open and wait for, so that a test can order two threads' pieces.
     #[derive(Clone)]
     struct Scripted {
         child: Option<usize>,
         acts: [Act; 3],
+        gates: Arc<[Gate; 2]>,
+    }
+
+    impl Scripted {
+        /// The leaf; with `open` its gates start open (one thread computes every piece).
+        fn leaf(acts: [Act; 3], open: bool) -> Self {
+            let gates: Arc<[Gate; 2]> = Arc::default();
+            if open {
+                gates.iter().for_each(Gate::open);
+            }
+            Scripted {
+                child: None,
+                acts,
+                gates,
+            }
+        }
     }
 
     impl Game for Scripted {
         type Key = Option<usize>;
         type Move = usize;
         fn node_type(&self) -> NodeType {
-            leaf_or_child(self.child)
+            if self.child.is_none() {
+                NodeType::Or
+            } else {
+                NodeType::And
+            }
         }
         fn simplify(&mut self) -> Option<Value> {
             match self.child.map(|i| self.acts[i]) {
                 None | Some(Act::Undecided) => None,
-                Some(Act::Wins) => Some(Value::Proven),
-                Some(Act::Panics) => panic!("a scripted panic"),
+                Some(Act::Wins) => {
+                    self.gates[0].open();
+                    self.gates[1].wait();
+                    Some(Value::Proven)
+                }
+                Some(Act::Panics) => {
+                    self.gates[1].open();
+                    panic!("a scripted panic")
+                }
             }
         }
         fn children(&self) -> Vec<(usize, Self)> {
@@ -494,7 +474,7 @@ mod tests {
                 .map(|i| {
                     let child = Scripted {
                         child: Some(i),
-                        acts: self.acts,
+                        ..self.clone()
                     };
                     (i, child)
                 })
@@ -511,7 +491,7 @@ mod tests {
     #[test]
     fn a_run_of_children_stops_at_a_deciding_child_or_a_panic() {
         let run = |acts: [Act; 3]| {
-            let work = Work::new(0, Scripted { child: None, acts });
+            let work = Work::new(0, Scripted::leaf(acts, true));
             let version = AtomicUsize::new(0);
             assert!(work.work_one(&version, 1), "the opening");
             assert!(!work.complete());
@@ -537,7 +517,7 @@ mod tests {
     #[test]
     fn works_and_pieces_are_padded_not_aligned() {
         use crate::games::seven::SevenGame;
-        assert!(std::mem::align_of::<Work<Gated>>() <= 16);
+        assert!(std::mem::align_of::<Work<Scripted>>() <= 16);
         assert!(std::mem::align_of::<Work<SevenGame>>() <= 16);
         assert!(std::mem::align_of::<Spaced<Mutex<Piece<SevenGame>>>>() <= 16);
         let pieces: Vec<Spaced<[u8; 3]>> = (0..3).map(|i| Spaced::new([i; 3])).collect();
@@ -551,16 +531,13 @@ mod tests {
     }
 
     /// Two threads compute a leaf's pieces: one is still on the child that decides the leaf
-    /// when the other takes the child after it, which panics. The expansion is the one
-    /// `Expansion::of` gives (children up to the deciding one), not the panic, which
-    /// `Expansion::of` would never have met.
+    /// (child 1, which waits for child 2 to start) when the other takes the child after it,
+    /// which panics. The expansion is the one `Expansion::of` gives (children up to the
+    /// deciding one), not the panic, which `Expansion::of` would never have met.
     #[test]
     fn a_panic_past_the_deciding_child_is_not_the_expansions() {
-        let gates: Arc<[Gate; 2]> = Arc::default();
-        let leaf = Gated {
-            child: None,
-            gates: Arc::clone(&gates),
-        };
+        let leaf = Scripted::leaf([Act::Undecided, Act::Wins, Act::Panics], false);
+        let gates = Arc::clone(&leaf.gates);
         let work = Arc::new(Work::new(0, leaf));
         let version = AtomicUsize::new(0);
         // Two threads: of three children, each claim takes one.

@@ -1828,12 +1828,12 @@ mod tests {
         assert_eq!(virtual_numbers((1, top)), (f, top / f));
         for pn in [1, 2, 63, 64, 65, 1000, top / f, top / 2, top] {
             for dn in [1, 2, 63, 64, 65, 1000, top / f, top / 2, top] {
-                let (vpn, dn_shown) = virtual_numbers((pn, dn));
-                assert!((1..INFINITY).contains(&vpn) && (1..INFINITY).contains(&dn_shown));
+                let (vpn, vdn) = virtual_numbers((pn, dn));
+                assert!((1..INFINITY).contains(&vpn) && (1..INFINITY).contains(&vdn));
                 if pn <= dn {
-                    assert!(vpn >= pn && dn_shown <= dn, "{pn} {dn}");
+                    assert!(vpn >= pn && vdn <= dn, "{pn} {dn}");
                 } else {
-                    assert!(vpn <= pn && dn_shown >= dn, "{pn} {dn}");
+                    assert!(vpn <= pn && vdn >= dn, "{pn} {dn}");
                 }
             }
         }
